@@ -1,0 +1,116 @@
+# permscope — build, test, run.  `make help` lists the targets.
+
+VERSION   := 0.1.0
+ARCH      ?= x86
+OUT       := build
+CC        := gcc
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+LLVM_STRIP ?= llvm-strip
+
+# Debian packages the build and the tests need (see README, "Dependencies").
+DEPS_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+             libjansson-dev libcmocka-dev pkg-config
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+             -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc
+LDLIBS    := -lbpf -lelf -lz -ljansson
+BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
+              -Ivmlinux/$(ARCH) -Ibpf
+
+FAMILIES  := access exec lookup
+BPF_HDRS  := $(wildcard bpf/*.h)
+SKELS     := $(FAMILIES:%=$(OUT)/%.skel.h)
+SRCS      := $(wildcard src/*.c)
+OBJS      := $(SRCS:src/%.c=$(OUT)/%.o)
+# Everything but main.o, shared with the unit tests.
+LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
+LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/workload
+
+# Keep the BPF objects: tests and `bpftool prog` users may want them.
+.SECONDARY:
+
+.PHONY: all deps run test unit-test live-test static vmlinux clean help check-tools
+
+all: permscope
+
+help:
+	@echo "make            build ./permscope"
+	@echo "make deps       install the Debian packages the build needs (apt-get, root)"
+	@echo "make run        deps + build, record this machine 5 s and print the per-fs report"
+	@echo "make test       deps + build + every test (unit, then live on this kernel)"
+	@echo "make unit-test  unit tests only (no privileges needed)"
+	@echo "make live-test  live tests only (root, BPF)"
+	@echo "make static     statically linked build/static/permscope (for test VMs)"
+	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
+
+# Installs only what is missing; never touches apt sources.
+deps:
+	@missing=$$(for p in $(DEPS_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "Error: missing packages:" $$missing "(run 'make deps' as root)" >&2; exit 1; fi; \
+		echo "Installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+check-tools:
+	@for t in $(CLANG) $(BPFTOOL) $(CC); do command -v $$t >/dev/null || \
+		{ echo "Error: $$t not found (run 'make deps' as root)" >&2; exit 1; }; done
+
+run: deps permscope
+	./permscope report
+
+test: deps
+	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS)
+	@tests/run-all $(OUT)/tests
+
+unit-test: $(UNIT_BINS)
+	@tests/run-all --unit-only $(OUT)/tests
+
+live-test: permscope $(LIVE_BINS)
+	@tests/run-all --live-only $(OUT)/tests
+
+permscope: $(OBJS) | check-tools
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+static: $(OUT)/static/permscope
+
+$(OUT)/static/permscope: $(OBJS) | check-tools
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $^ $(LDLIBS) -lzstd
+	@echo "built $@ (static)"
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@ # DWARF is not needed at run time; BTF stays
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
+# Every user-space object may include any skeleton: generate them first.
+$(OUT)/%.o: src/%.c $(wildcard src/*.h) $(BPF_HDRS) $(SKELS) | $(OUT)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) $(wildcard tests/unit/*.h) | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(OUT)/tests/test_live: tests/live/test_live.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(OUT)/tests/workload: tests/live/workload.c | $(OUT)/tests
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(OUT) $(OUT)/tests:
+	@mkdir -p $@
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
+	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
+
+clean:
+	rm -rf $(OUT) permscope

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * exec family: does a failing execve() return ENOENT before allocating an mm?
+ *
+ * The call window is the execve/execveat syscall tracepoints in every mode;
+ * the mode names the hook that sees an mm being allocated inside it:
+ *   fentry      fentry on mm_alloc()
+ *   kprobe      kprobe on mm_alloc()
+ *   tracepoint  raw kmem_cache_alloc tracepoint, call_site inside mm_alloc()
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "permscope.h"
+#include "filter.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define ENOENT 2
+
+/* [mm_alloc_lo, mm_alloc_lo + mm_alloc_len): mm_alloc() text. */
+const volatile __u64 mm_alloc_lo = 0;
+const volatile __u64 mm_alloc_len = 0;
+
+struct exec_call {
+	__u64 start_ns;
+	__u8 mm_allocated;
+};
+
+/* LRU: a multi-threaded exec returns under another tid and leaves its entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32); /* tid */
+	__type(value, struct exec_call);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_stats);
+} stats SEC(".maps");
+
+static __always_inline int call_enter(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id, zero = 0;
+	struct exec_call call = {};
+	struct exec_stats *s;
+
+	if (!task_wanted(id))
+		return 0;
+	call.start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&inflight, &tid, &call, BPF_ANY)) {
+		s = bpf_map_lookup_elem(&stats, &zero);
+		if (s)
+			s->drops++;
+	}
+	return 0;
+}
+
+static __always_inline int call_exit(long ret)
+{
+	__u32 tid = bpf_get_current_pid_tgid(), zero = 0;
+	struct exec_call *call;
+	struct exec_stats *s;
+	enum exec_outcome o;
+	__u64 delta;
+	long err = -ret;
+	__u8 mm;
+
+	call = bpf_map_lookup_elem(&inflight, &tid);
+	if (!call)
+		return 0;
+	delta = bpf_ktime_get_ns() - call->start_ns;
+	mm = call->mm_allocated;
+	if (ret == 0)
+		o = EXEC_OK;
+	else if (err == ENOENT)
+		o = mm ? EXEC_ENOENT_LATE : EXEC_ENOENT_EARLY;
+	else
+		o = EXEC_ERROR_OTHER;
+	bpf_map_delete_elem(&inflight, &tid);
+
+	s = bpf_map_lookup_elem(&stats, &zero);
+	if (!s)
+		return 0;
+	s->calls[o]++;
+	s->mm_allocs += mm;
+	hist_add(&s->latency[o], delta);
+	if (ret < 0) {
+		__u32 e = err < EXEC_ERRNO_MAX ? err : 0;
+
+		/* Keep the bound check where the verifier can see it. */
+		barrier_var(e);
+		if (e < EXEC_ERRNO_MAX)
+			s->errnos[e]++;
+	}
+	return 0;
+}
+
+static __always_inline void mm_allocated(void)
+{
+	__u32 tid = bpf_get_current_pid_tgid();
+	struct exec_call *call = bpf_map_lookup_elem(&inflight, &tid);
+
+	if (call)
+		call->mm_allocated = 1;
+}
+
+SEC("tracepoint/syscalls/sys_enter_execve")
+int sys_enter_execve(void *ctx)
+{
+	return call_enter();
+}
+
+SEC("tracepoint/syscalls/sys_enter_execveat")
+int sys_enter_execveat(void *ctx)
+{
+	return call_enter();
+}
+
+SEC("tracepoint/syscalls/sys_exit_execve")
+int sys_exit_execve(struct trace_event_raw_sys_exit *ctx)
+{
+	return call_exit(ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_execveat")
+int sys_exit_execveat(struct trace_event_raw_sys_exit *ctx)
+{
+	return call_exit(ctx->ret);
+}
+
+SEC("fentry/mm_alloc")
+int BPF_PROG(fentry_mm_alloc)
+{
+	mm_allocated();
+	return 0;
+}
+
+SEC("kprobe/mm_alloc")
+int BPF_KPROBE(kprobe_mm_alloc)
+{
+	mm_allocated();
+	return 0;
+}
+
+/* Every slab allocation: one unsigned compare before any map is touched. */
+SEC("raw_tp/kmem_cache_alloc")
+int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (ctx->args[0] - mm_alloc_lo >= mm_alloc_len)
+		return 0;
+	mm_allocated();
+	return 0;
+}

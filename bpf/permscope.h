@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Keys and values shared by the BPF programs and user space.
+ *
+ * Included from BPF code after vmlinux.h and from user space after
+ * <linux/types.h>, so it uses only the __u* types both provide.
+ */
+#ifndef PERMSCOPE_H
+#define PERMSCOPE_H
+
+/*
+ * Latency histograms: log2 buckets over nanoseconds.  Slot 0 holds [0, 2),
+ * slot i (i >= 1) holds [2^i, 2^(i+1)); the last slot is open at the top.
+ * This is the single definition of the bucket rule (see docs/profile-format.md).
+ */
+#define HIST_SLOTS 40
+
+struct hist {
+	__u64 slots[HIST_SLOTS];
+	__u64 count;
+	__u64 sum; /* ns */
+};
+
+static inline unsigned int hist_slot(__u64 v)
+{
+	unsigned int r = 0, shift;
+
+	/* Branch-light floor(log2(v)), the same code in BPF and in tests. */
+	shift = (v > 0xFFFFFFFFULL) << 5; v >>= shift; r |= shift;
+	shift = (v > 0xFFFFULL) << 4;     v >>= shift; r |= shift;
+	shift = (v > 0xFFULL) << 3;       v >>= shift; r |= shift;
+	shift = (v > 0xFULL) << 2;        v >>= shift; r |= shift;
+	shift = (v > 0x3ULL) << 1;        v >>= shift; r |= shift;
+	r |= (unsigned int)(v >> 1);
+	return r < HIST_SLOTS ? r : HIST_SLOTS - 1;
+}
+
+static inline void hist_add(struct hist *h, __u64 v)
+{
+	h->slots[hist_slot(v)]++;
+	h->count++;
+	h->sum += v;
+}
+
+/* ---- access family: faccessat cred override ---------------------------- */
+
+enum access_outcome {
+	ACCESS_NEEDED,    /* override needed and a cred was allocated */
+	ACCESS_AVOIDABLE, /* not needed, allocated anyway: stock behaviour */
+	ACCESS_FAST,      /* not needed, not allocated: the fast path */
+	ACCESS_UNSAFE,    /* needed but not allocated: a violation */
+	ACCESS_OUTCOMES,
+};
+
+struct access_stats {
+	__u64 calls[ACCESS_OUTCOMES];
+	__u64 eaccess;  /* calls with AT_EACCESS (never need an override) */
+	__u64 drops;    /* calls not followed: in-flight table full */
+	struct hist latency[ACCESS_OUTCOMES];
+};
+
+/* ---- exec family: ENOENT before mm allocation --------------------------- */
+
+enum exec_outcome {
+	EXEC_OK,
+	EXEC_ENOENT_EARLY, /* ENOENT, no mm allocated during the call */
+	EXEC_ENOENT_LATE,  /* ENOENT after an mm was allocated */
+	EXEC_ERROR_OTHER,  /* any other errno */
+	EXEC_OUTCOMES,
+};
+
+#define EXEC_ERRNO_MAX 134 /* errno values 1..133 are counted one by one */
+
+struct exec_stats {
+	__u64 calls[EXEC_OUTCOMES];
+	__u64 errnos[EXEC_ERRNO_MAX]; /* index = errno; 0 collects the rest */
+	__u64 mm_allocs; /* calls that allocated an mm: the positive control */
+	__u64 drops;
+	struct hist latency[EXEC_OUTCOMES];
+};
+
+/* ---- lookup family: MAY_EXEC on directories ----------------------------- */
+
+enum lookup_reason {
+	LOOKUP_ELIGIBLE,
+	LOOKUP_INEL_MODE,           /* (mode & 0111) != 0111 */
+	LOOKUP_INEL_ACL,            /* a POSIX ACL is cached on the inode */
+	LOOKUP_INEL_ACL_NOT_CACHED, /* i_acl still ACL_NOT_CACHED/DONT_CACHE */
+	LOOKUP_INEL_NOT_OPTED_IN,   /* neither IOP_FASTPERM nor the v2 bit */
+	LOOKUP_REASONS,
+};
+
+#define FS_NAME_LEN 32
+
+struct lookup_key {
+	__u64 fs_type; /* address of the struct file_system_type */
+};
+
+struct lookup_stats {
+	__u64 checks;     /* MAY_EXEC checks on directories */
+	__u64 did_skip;   /* not nested in inode_permission(): fast path taken */
+	__u64 would_skip; /* eligibility predicate holds */
+	__u64 flag_v2;    /* i_opflags & 0x80 */
+	__u64 violations; /* flag_v2 set although the predicate is false */
+	__u64 ineligible[LOOKUP_REASONS]; /* [0] unused */
+};
+
+struct lookup_fs_name {
+	char name[FS_NAME_LEN];
+};
+
+#endif /* PERMSCOPE_H */

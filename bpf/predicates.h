@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The two fast-path predicates, written once and compiled both into the BPF
+ * programs and into the unit tests, so the definition that is tested is the
+ * one that runs.  Inputs are plain values read by the caller (CO-RE reads in
+ * BPF, literals in tests); nothing here touches kernel memory.
+ */
+#ifndef PERMSCOPE_PREDICATES_H
+#define PERMSCOPE_PREDICATES_H
+
+#include "permscope.h"
+
+#define PS_AT_EACCESS 0x200           /* include/uapi/linux/fcntl.h */
+#define PS_SECURE_NO_SETUID_FIXUP 2   /* include/uapi/linux/securebits.h */
+
+/* The fields of struct cred that access_need_override_creds() reads. */
+struct cred_view {
+	__u32 uid, gid, fsuid, fsgid;
+	__u32 securebits;
+	__u64 cap_effective, cap_permitted;
+	__u32 root_uid; /* kuid of uid 0 in cred->user_ns */
+};
+
+/*
+ * Would faccessat() have to switch to overridden creds?  Mirrors the kernel's
+ * access_need_override_creds(): the override only changes anything when fsuid
+ * or fsgid differ from the real ids, or when the capability fixup would alter
+ * cap_effective (cleared for non-root, set to cap_permitted for root).
+ */
+static inline bool access_needs_override(const struct cred_view *c, int flags)
+{
+	if (flags & PS_AT_EACCESS)
+		return false;
+	if (c->fsuid != c->uid || c->fsgid != c->gid)
+		return true;
+	if (c->securebits & (1U << PS_SECURE_NO_SETUID_FIXUP))
+		return false;
+	if (c->uid != c->root_uid)
+		return c->cap_effective != 0;
+	return c->cap_effective != c->cap_permitted;
+}
+
+static inline enum access_outcome access_outcome(bool needed, bool allocated)
+{
+	if (needed)
+		return allocated ? ACCESS_NEEDED : ACCESS_UNSAFE;
+	return allocated ? ACCESS_AVOIDABLE : ACCESS_FAST;
+}
+
+#define PS_IOP_FASTPERM 0x0001
+#define PS_IOP_FASTPERM_MAY_EXEC 0x0080 /* the v2 precomputed flag */
+#define PS_ACL_NOT_CACHED ((__u64)-1)   /* include/linux/fs.h */
+#define PS_ACL_DONT_CACHE ((__u64)-3)
+#define PS_S_IFMT 0170000
+#define PS_S_IFDIR 0040000
+
+/* The fields of struct inode that the MAY_EXEC lookup fast path reads. */
+struct dir_view {
+	__u16 mode;
+	__u32 opflags;
+	__u64 acl; /* i_acl as an address; 0 when the kernel has no ACL support */
+};
+
+static inline bool mode_is_dir(__u16 mode)
+{
+	return (mode & PS_S_IFMT) == PS_S_IFDIR;
+}
+
+/*
+ * Could lookup skip inode_permission() for this directory?  Returns
+ * LOOKUP_ELIGIBLE or the first reason it cannot, checked in the order the
+ * reasons are listed in enum lookup_reason.
+ */
+static inline enum lookup_reason lookup_eligibility(const struct dir_view *d)
+{
+	if ((d->mode & 0111) != 0111)
+		return LOOKUP_INEL_MODE;
+	if (d->acl == PS_ACL_NOT_CACHED || d->acl == PS_ACL_DONT_CACHE)
+		return LOOKUP_INEL_ACL_NOT_CACHED;
+	if (d->acl != 0)
+		return LOOKUP_INEL_ACL;
+	if (!(d->opflags & (PS_IOP_FASTPERM | PS_IOP_FASTPERM_MAY_EXEC)))
+		return LOOKUP_INEL_NOT_OPTED_IN;
+	return LOOKUP_ELIGIBLE;
+}
+
+#endif /* PERMSCOPE_PREDICATES_H */

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "families.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "access.skel.h"
+#include "exec.skel.h"
+#include "ksyms.h"
+#include "lookup.skel.h"
+#include "util.h"
+
+/* ---- libbpf messages ------------------------------------------------------ */
+
+/* The first libbpf warning that names a program, to name it in a hint. */
+static char last_libbpf_warning[512];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list copy;
+
+	if (level == LIBBPF_WARN && !strstr(last_libbpf_warning, "prog '")) {
+		va_copy(copy, ap);
+		vsnprintf(last_libbpf_warning, sizeof(last_libbpf_warning), fmt, copy);
+		va_end(copy);
+	}
+	if (verbosity > 0 && level != LIBBPF_DEBUG)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+void families_init_logging(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+/* ---- per-family glue around the generated skeletons ----------------------- */
+
+struct family_ops {
+	unsigned int modes; /* bit per enum attach_mode */
+	void *(*open)(void);
+	struct bpf_object *(*object)(void *skel);
+	/* Set rodata for this mode; -errno with `why` filled when impossible. */
+	int (*configure)(void *skel, const struct probe_opts *o, enum attach_mode m,
+			 char *why, size_t len);
+	int (*load)(void *skel);
+	int (*attach)(void *skel);
+	void (*destroy)(void *skel);
+	struct bpf_map *(*tracked)(void *skel);
+	int (*collect)(void *skel, struct profile *p);
+};
+
+struct family {
+	enum family_id id;
+	const struct family_ops *ops;
+	void *skel;
+};
+
+#define BIT(m) (1U << (m))
+
+/* The filter rodata is declared once in bpf/filter.bpf.h, so every skeleton has it. */
+#define SET_FILTER(skel, o) do {                                                  \
+	(skel)->rodata->filter_tasks = (o)->filter_tasks;                         \
+	(skel)->rodata->filter_comm = (o)->filter_comm;                           \
+	memcpy((void *)(skel)->rodata->comm_wanted, (o)->comm, sizeof((o)->comm)); \
+} while (0)
+
+/* Sum a per-CPU map value made only of __u64 counters. */
+static int percpu_sum(struct bpf_map *map, const void *key, __u64 *out, size_t size)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t n = size / sizeof(__u64);
+	__u64 *vals;
+	int err;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	vals = calloc(ncpus, size);
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(map, key, bpf_map__key_size(map), vals, ncpus * size, 0);
+	if (!err)
+		for (int c = 0; c < ncpus; c++)
+			for (size_t i = 0; i < n; i++)
+				out[i] += vals[c * n + i];
+	free(vals);
+	return err;
+}
+
+/* Kernel text ranges for the tracepoint mode's call_site match, resolved once. */
+static int text_range(const struct probe_opts *o, const char *fn, __u64 *lo, __u64 *len,
+		      char *why, size_t wlen)
+{
+	struct ksym_range r = { .name = fn };
+	int err = ksyms_resolve(o->kallsyms, &r, 1);
+
+	if (err) {
+		snprintf(why, wlen, "cannot read kernel addresses from %s: %s%s", o->kallsyms,
+			 strerror(-err), err == -EPERM ? " (kptr_restrict: run as root)" : "");
+		return err;
+	}
+	if (!r.lo || !r.len) {
+		snprintf(why, wlen, "%s not found in %s", fn, o->kallsyms);
+		return -ENOENT;
+	}
+	*lo = r.lo;
+	*len = r.len;
+	return 0;
+}
+
+static int access_configure(void *s, const struct probe_opts *o, enum attach_mode m,
+			    char *why, size_t len)
+{
+	struct access_bpf *skel = s;
+
+	SET_FILTER(skel, o);
+	if (m != MODE_TRACEPOINT)
+		return 0;
+	return text_range(o, "prepare_creds", (__u64 *)&skel->rodata->cred_alloc_lo,
+			  (__u64 *)&skel->rodata->cred_alloc_len, why, len);
+}
+
+static int access_collect(void *s, struct profile *p)
+{
+	struct access_bpf *skel = s;
+	__u32 zero = 0;
+
+	memset(&p->access, 0, sizeof(p->access));
+	return percpu_sum(skel->maps.stats, &zero, (__u64 *)&p->access, sizeof(p->access));
+}
+
+static int exec_configure(void *s, const struct probe_opts *o, enum attach_mode m,
+			  char *why, size_t len)
+{
+	struct exec_bpf *skel = s;
+
+	SET_FILTER(skel, o);
+	if (m != MODE_TRACEPOINT)
+		return 0;
+	return text_range(o, "mm_alloc", (__u64 *)&skel->rodata->mm_alloc_lo,
+			  (__u64 *)&skel->rodata->mm_alloc_len, why, len);
+}
+
+static int exec_collect(void *s, struct profile *p)
+{
+	struct exec_bpf *skel = s;
+	__u32 zero = 0;
+
+	memset(&p->exec, 0, sizeof(p->exec));
+	return percpu_sum(skel->maps.stats, &zero, (__u64 *)&p->exec, sizeof(p->exec));
+}
+
+static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mode m,
+			    char *why, size_t len)
+{
+	struct lookup_bpf *skel = s;
+
+	(void)m, (void)why, (void)len;
+	SET_FILTER(skel, o);
+	return 0;
+}
+
+static int lookup_collect(void *s, struct profile *p)
+{
+	struct lookup_bpf *skel = s;
+	struct lookup_key key, *prev = NULL;
+	int err;
+
+	p->nfs = 0;
+	while (!bpf_map__get_next_key(skel->maps.stats, prev, &key, sizeof(key))) {
+		struct lookup_stats sum = {};
+		struct lookup_fs_name name = {};
+		struct fs_result *fs;
+
+		prev = &key;
+		err = percpu_sum(skel->maps.stats, &key, (__u64 *)&sum, sizeof(sum));
+		if (err)
+			return err;
+		if (bpf_map__lookup_elem(skel->maps.fs_names, &key, sizeof(key), &name,
+					 sizeof(name), 0) || !name.name[0])
+			snprintf(name.name, sizeof(name.name), "fs@%llx",
+				 (unsigned long long)key.fs_type);
+		name.name[FS_NAME_LEN - 1] = 0;
+		fs = profile_add_fs(p, name.name);
+		if (!fs)
+			return -ENOMEM;
+		for (size_t i = 0; i < sizeof(sum) / sizeof(__u64); i++)
+			((__u64 *)&fs->s)[i] += ((__u64 *)&sum)[i];
+	}
+	profile_sort_fs(p);
+	return 0;
+}
+
+/* Adapters from the typed skeleton API to the table below. */
+#define SKEL_GLUE(x)                                                                   \
+	static void *x##_open(void) { return x##_bpf__open(); }                            \
+	static struct bpf_object *x##_object(void *s) { return ((struct x##_bpf *)s)->obj; } \
+	static int x##_load(void *s) { return x##_bpf__load(s); }                          \
+	static int x##_attach(void *s) { return x##_bpf__attach(s); }                      \
+	static void x##_destroy(void *s) { x##_bpf__destroy(s); }                          \
+	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; }
+
+SKEL_GLUE(access)
+SKEL_GLUE(exec)
+SKEL_GLUE(lookup)
+
+#define OPS(x, m) {                                                           \
+	.modes = (m), .open = x##_open, .object = x##_object,                 \
+	.configure = x##_configure, .load = x##_load, .attach = x##_attach,   \
+	.destroy = x##_destroy, .tracked = x##_tracked, .collect = x##_collect, \
+}
+
+static const struct family_ops family_ops[FAMILY_COUNT] = {
+	/* No tracepoint sits on the permission-check path. */
+	[FAMILY_LOOKUP] = OPS(lookup, BIT(MODE_FENTRY) | BIT(MODE_KPROBE)),
+	[FAMILY_ACCESS] = OPS(access, BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT)),
+	[FAMILY_EXEC] = OPS(exec, BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT)),
+};
+
+/* ---- mode selection ------------------------------------------------------- */
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/*
+ * Program names carry their mode: fentry_/fexit_, kprobe_/kretprobe_, tp_.
+ * Unprefixed programs (syscall tracepoints) run in every mode; track_ ones
+ * only when a process filter needs them.
+ */
+static bool program_wanted(const char *name, enum attach_mode m, bool filter_tasks)
+{
+	if (has_prefix(name, "fentry_") || has_prefix(name, "fexit_"))
+		return m == MODE_FENTRY;
+	if (has_prefix(name, "kprobe_") || has_prefix(name, "kretprobe_"))
+		return m == MODE_KPROBE;
+	if (has_prefix(name, "tp_"))
+		return m == MODE_TRACEPOINT;
+	if (has_prefix(name, "track_"))
+		return filter_tasks;
+	return true;
+}
+
+static const char *mode_hint(enum attach_mode m, int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		if (geteuid() != 0)
+			return "run as root: loading BPF needs CAP_BPF and CAP_PERFMON";
+		return m == MODE_FENTRY ? "this kernel refuses BPF trampolines (fentry/fexit)"
+					: "the kernel refused the program: run with -v for the verifier log";
+	case ENOENT:
+	case ESRCH:
+		if (m == MODE_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK))
+			return "kprobes are not available here: no kprobe PMU, no kprobe_events";
+		if (m == MODE_FENTRY)
+			return "function not found in kernel BTF: inlined or renamed here";
+		return "attach point not found: run with -v for details";
+	case EOPNOTSUPP:
+	case 524: /* ENOTSUPP, kernel-internal */
+		return m == MODE_FENTRY ? "BPF trampolines are not supported by this kernel"
+					: "not supported by this kernel";
+	case EINVAL:
+		return "the kernel rejected the program or its attach point: run with -v";
+	default:
+		return "run with -v for libbpf's log";
+	}
+}
+
+/* "prog 'fentry_x': failed ..." in libbpf's last warning: the program's name. */
+static void failing_program(char *buf, size_t len)
+{
+	const char *p = strstr(last_libbpf_warning, "prog '"), *q;
+
+	buf[0] = 0;
+	if (p && (q = strchr(p + 6, '\'')))
+		snprintf(buf, len, " %.*s", (int)(q - p - 6), p + 6);
+}
+
+static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
+		      enum attach_mode m, struct attach_attempt *t)
+{
+	struct bpf_program *prog;
+	const char *stage = "open";
+	char prog_name[80];
+	void *skel;
+	int err;
+
+	t->mode = m;
+	last_libbpf_warning[0] = 0;
+	skel = ops->open();
+	if (!skel) {
+		err = errno ? errno : EINVAL;
+		goto fail;
+	}
+	err = -ops->configure(skel, o, m, t->why, sizeof(t->why));
+	if (err)
+		goto fail_why;
+	bpf_object__for_each_program(prog, ops->object(skel))
+		bpf_program__set_autoload(prog, program_wanted(bpf_program__name(prog), m,
+							       o->filter_tasks));
+	stage = "load";
+	err = -ops->load(skel);
+	if (err)
+		goto fail;
+	stage = "attach";
+	err = -ops->attach(skel);
+	if (err)
+		goto fail;
+	return skel;
+fail:
+	failing_program(prog_name, sizeof(prog_name));
+	snprintf(t->why, sizeof(t->why), "%s%s: %s; %s", stage, prog_name,
+		 strerrorname_np(err) ? strerrorname_np(err) : strerror(err), mode_hint(m, err));
+fail_why:
+	t->err = err;
+	if (skel)
+		ops->destroy(skel);
+	return NULL;
+}
+
+struct family *family_start(enum family_id f, const struct probe_opts *o,
+			    struct family_result *res)
+{
+	const struct family_ops *ops = &family_ops[f];
+	struct family *fam;
+	void *skel = NULL;
+
+	memset(res, 0, sizeof(*res));
+	for (enum attach_mode m = MODE_FENTRY; m < MODE_COUNT && !skel; m++) {
+		struct attach_attempt *t;
+
+		if (o->only_mode != MODE_NONE && m != o->only_mode)
+			continue;
+		t = &res->attempts[res->nattempts++];
+		if (!(ops->modes & BIT(m))) {
+			t->mode = m;
+			t->err = EOPNOTSUPP;
+			snprintf(t->why, sizeof(t->why), "no %s hook exists for this family%s",
+				 mode_name(m), f == FAMILY_LOOKUP ?
+				 " (no tracepoint on security_inode_permission)" : "");
+			continue;
+		}
+		skel = try_mode(ops, o, m, t);
+		if (skel) {
+			res->nattempts--; /* only failures are kept */
+			memset(t, 0, sizeof(*t));
+			res->mode = m;
+		}
+	}
+	res->status = skel ? FAMILY_OK : FAMILY_UNAVAILABLE;
+	if (!skel)
+		return NULL;
+	fam = calloc(1, sizeof(*fam));
+	if (!fam) {
+		ops->destroy(skel);
+		res->status = FAMILY_UNAVAILABLE;
+		return NULL;
+	}
+	fam->id = f;
+	fam->ops = ops;
+	fam->skel = skel;
+	return fam;
+}
+
+int family_track(struct family *fam, int tgid)
+{
+	__u32 key = tgid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(fam->ops->tracked(fam->skel), &key, sizeof(key), &one,
+				    sizeof(one), BPF_ANY);
+}
+
+int family_collect(struct family *fam, struct profile *p)
+{
+	return fam->ops->collect(fam->skel, p);
+}
+
+void family_stop(struct family *fam)
+{
+	if (!fam)
+		return;
+	fam->ops->destroy(fam->skel);
+	free(fam);
+}

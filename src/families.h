@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Loading the probe families: each family tries its attach modes in order
+ * (fentry, kprobe, tracepoint), keeps the first that loads and attaches, and
+ * records why the others failed.  One family failing never stops another.
+ */
+#ifndef PERMSCOPE_FAMILIES_H
+#define PERMSCOPE_FAMILIES_H
+
+#include <stdbool.h>
+
+#include "profile.h"
+
+struct probe_opts {
+	bool want[FAMILY_COUNT];
+	enum attach_mode only_mode; /* MODE_NONE: try every mode in order */
+	bool filter_tasks;          /* count only tracked processes (--pid, -- CMD) */
+	bool filter_comm;
+	char comm[16];
+	const char *kallsyms;       /* path, normally /proc/kallsyms */
+};
+
+struct family;
+
+/*
+ * Try the modes of family `f`; on success return a running family and set
+ * res->status = FAMILY_OK, otherwise NULL with res->status =
+ * FAMILY_UNAVAILABLE.  res->attempts explains every mode that failed.
+ */
+struct family *family_start(enum family_id f, const struct probe_opts *o,
+			    struct family_result *res);
+/* Count this process (and, through the fork follower, its descendants). */
+int family_track(struct family *fam, int tgid);
+/* Sum the per-CPU maps into the profile. */
+int family_collect(struct family *fam, struct profile *p);
+void family_stop(struct family *fam);
+
+/* Route libbpf's messages: shown with -v, otherwise kept for error hints. */
+void families_init_logging(void);
+
+#endif

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "hist.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+uint64_t hist_lo(unsigned int slot)
+{
+	return slot == 0 ? 0 : 1ULL << slot;
+}
+
+uint64_t hist_hi(unsigned int slot)
+{
+	return slot >= HIST_SLOTS - 1 ? UINT64_MAX : 1ULL << (slot + 1);
+}
+
+int hist_slot_of_lo(uint64_t lo)
+{
+	for (unsigned int i = 0; i < HIST_SLOTS; i++)
+		if (hist_lo(i) == lo)
+			return i;
+	return -1;
+}
+
+void hist_merge(struct hist *into, const struct hist *from)
+{
+	for (int i = 0; i < HIST_SLOTS; i++)
+		into->slots[i] += from->slots[i];
+	into->count += from->count;
+	into->sum += from->sum;
+}
+
+bool hist_empty(const struct hist *h)
+{
+	return h->count == 0;
+}
+
+void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
+{
+	int first = -1, last = -1;
+	uint64_t max = 0;
+	char range[48], hi[24];
+
+	for (int i = 0; i < HIST_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+		if (h->slots[i] > max)
+			max = h->slots[i];
+	}
+	if (first < 0) {
+		fprintf(out, "%s(no samples)\n", indent);
+		return;
+	}
+	fprintf(out, "%s%-24s %10s  distribution\n", indent, "ns [lo, hi)", "count");
+	for (int i = first; i <= last; i++) {
+		int bar = (int)((h->slots[i] * width + max - 1) / max);
+
+		if (hist_hi(i) == UINT64_MAX)
+			snprintf(hi, sizeof(hi), "inf");
+		else
+			snprintf(hi, sizeof(hi), "%" PRIu64, hist_hi(i));
+		snprintf(range, sizeof(range), "[%" PRIu64 ", %s)", hist_lo(i), hi);
+		fprintf(out, "%s%-24s %10llu  |", indent, range,
+			(unsigned long long)h->slots[i]);
+		for (int j = 0; j < width; j++)
+			fputc(j < bar ? '@' : ' ', out);
+		fputs("|\n", out);
+	}
+	fprintf(out, "%scount %llu, mean %.0f ns\n", indent, (unsigned long long)h->count,
+		h->count ? (double)h->sum / h->count : 0.0);
+}

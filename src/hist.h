@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Log2 latency histograms (struct hist, bpf/permscope.h): bucket bounds and
+ * terminal rendering.  Bucket i holds [hist_lo(i), hist_hi(i)) nanoseconds;
+ * the last bucket has no upper bound (hist_hi() returns UINT64_MAX).
+ */
+#ifndef PERMSCOPE_HIST_H
+#define PERMSCOPE_HIST_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "permscope.h"
+
+uint64_t hist_lo(unsigned int slot);
+uint64_t hist_hi(unsigned int slot);
+/* The slot whose [lo, hi) starts at lo, or -1 when lo is no bucket bound. */
+int hist_slot_of_lo(uint64_t lo);
+void hist_merge(struct hist *into, const struct hist *from);
+bool hist_empty(const struct hist *h);
+/* Print like bpftrace/print_log2_hist: range, count, bar of `width` chars. */
+void hist_print(FILE *out, const struct hist *h, const char *indent, int width);
+
+#endif

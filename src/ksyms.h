@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Text ranges of kernel functions, from /proc/kallsyms, resolved once. */
+#ifndef PERMSCOPE_KSYMS_H
+#define PERMSCOPE_KSYMS_H
+
+#include <stdint.h>
+
+struct ksym_range {
+	const char *name; /* in: function name */
+	uint64_t lo;      /* out: start address, 0 when not found */
+	uint64_t len;     /* out: distance to the next text symbol */
+};
+
+/*
+ * Fill each range from the kallsyms file at `path` (normally /proc/kallsyms)
+ * in one pass.  Returns 0, or -errno when the file cannot be read or shows
+ * only zero addresses (kptr_restrict).  Names not found keep lo == 0.
+ */
+int ksyms_resolve(const char *path, struct ksym_range *ranges, int n);
+
+#endif

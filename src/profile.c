@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "profile.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "hist.h"
+#include "util.h"
+
+static const char *const family_names[FAMILY_COUNT] = {
+	[FAMILY_LOOKUP] = "lookup", [FAMILY_ACCESS] = "access", [FAMILY_EXEC] = "exec",
+};
+static const char *const mode_names[MODE_COUNT] = {
+	[MODE_NONE] = "none", [MODE_FENTRY] = "fentry",
+	[MODE_KPROBE] = "kprobe", [MODE_TRACEPOINT] = "tracepoint",
+};
+static const char *const status_names[] = {
+	[FAMILY_NOT_REQUESTED] = "not_requested", [FAMILY_OK] = "ok",
+	[FAMILY_UNAVAILABLE] = "unavailable",
+};
+const char *const access_outcome_names[ACCESS_OUTCOMES] = {
+	[ACCESS_NEEDED] = "needed", [ACCESS_AVOIDABLE] = "avoidable",
+	[ACCESS_FAST] = "fast", [ACCESS_UNSAFE] = "unsafe",
+};
+const char *const exec_outcome_names[EXEC_OUTCOMES] = {
+	[EXEC_OK] = "ok", [EXEC_ENOENT_EARLY] = "enoent_early",
+	[EXEC_ENOENT_LATE] = "enoent_late", [EXEC_ERROR_OTHER] = "error_other",
+};
+static const char *const reason_names[LOOKUP_REASONS] = {
+	[LOOKUP_ELIGIBLE] = "eligible", [LOOKUP_INEL_MODE] = "mode",
+	[LOOKUP_INEL_ACL] = "acl", [LOOKUP_INEL_ACL_NOT_CACHED] = "acl_not_cached",
+	[LOOKUP_INEL_NOT_OPTED_IN] = "not_opted_in",
+};
+
+static int index_of(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *family_name(enum family_id f) { return family_names[f]; }
+int family_by_name(const char *n) { return index_of(family_names, FAMILY_COUNT, n); }
+const char *mode_name(enum attach_mode m) { return mode_names[m]; }
+int mode_by_name(const char *n) { return index_of(mode_names, MODE_COUNT, n); }
+const char *lookup_reason_name(enum lookup_reason r) { return reason_names[r]; }
+
+void profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->exit_status = -1;
+	strlcpy_s(p->tool_version, PERMSCOPE_VERSION, sizeof(p->tool_version));
+}
+
+void profile_free(struct profile *p)
+{
+	if (p->command)
+		for (char **a = p->command; *a; a++)
+			free(*a);
+	free(p->command);
+	free(p->fs);
+	memset(p, 0, sizeof(*p));
+}
+
+void profile_set_host(struct profile *p)
+{
+	struct utsname u;
+	FILE *f;
+
+	if (uname(&u) == 0) {
+		strlcpy_s(p->hostname, u.nodename, sizeof(p->hostname));
+		strlcpy_s(p->kernel_release, u.release, sizeof(p->kernel_release));
+		strlcpy_s(p->kernel_version, u.version, sizeof(p->kernel_version));
+		strlcpy_s(p->machine, u.machine, sizeof(p->machine));
+	}
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (fgets(p->boot_id, sizeof(p->boot_id), f))
+			p->boot_id[strcspn(p->boot_id, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+struct fs_result *profile_add_fs(struct profile *p, const char *name)
+{
+	struct fs_result *fs;
+
+	for (size_t i = 0; i < p->nfs; i++)
+		if (strcmp(p->fs[i].name, name) == 0)
+			return &p->fs[i];
+	fs = realloc(p->fs, (p->nfs + 1) * sizeof(*fs));
+	if (!fs)
+		return NULL;
+	p->fs = fs;
+	fs = &p->fs[p->nfs++];
+	memset(fs, 0, sizeof(*fs));
+	strlcpy_s(fs->name, name, sizeof(fs->name));
+	return fs;
+}
+
+static int fs_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fs_result *)a)->name, ((const struct fs_result *)b)->name);
+}
+
+void profile_sort_fs(struct profile *p)
+{
+	if (p->nfs)
+		qsort(p->fs, p->nfs, sizeof(*p->fs), fs_cmp);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static json_t *hist_to_json(const struct hist *h)
+{
+	json_t *buckets = json_array();
+
+	for (int i = 0; i < HIST_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		json_array_append_new(buckets, json_pack("{s:I,s:o,s:I}",
+			"lo", (json_int_t)hist_lo(i),
+			"hi", hist_hi(i) == UINT64_MAX ? json_null() : json_integer(hist_hi(i)),
+			"count", (json_int_t)h->slots[i]));
+	}
+	return json_pack("{s:I,s:I,s:o}", "count", (json_int_t)h->count,
+			 "sum_ns", (json_int_t)h->sum, "buckets", buckets);
+}
+
+static json_t *attempts_to_json(const struct family_result *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < r->nattempts; i++) {
+		const struct attach_attempt *t = &r->attempts[i];
+
+		json_array_append_new(a, json_pack("{s:s,s:i,s:s}", "mode", mode_name(t->mode),
+			"errno", t->err, "why", t->why));
+	}
+	return a;
+}
+
+static json_t *access_to_json(const struct access_stats *s)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < ACCESS_OUTCOMES; i++)
+		json_object_set_new(o, access_outcome_names[i], json_pack("{s:I,s:o}",
+			"calls", (json_int_t)s->calls[i], "latency", hist_to_json(&s->latency[i])));
+	return json_pack("{s:I,s:I,s:o}", "eaccess", (json_int_t)s->eaccess,
+			 "drops", (json_int_t)s->drops, "outcomes", o);
+}
+
+static const char *errno_key(int e)
+{
+	const char *n = e ? strerrorname_np(e) : NULL;
+
+	return n ? n : "other";
+}
+
+static json_t *exec_to_json(const struct exec_stats *s)
+{
+	json_t *o = json_object(), *errs = json_object();
+
+	for (int i = 0; i < EXEC_OUTCOMES; i++)
+		json_object_set_new(o, exec_outcome_names[i], json_pack("{s:I,s:o}",
+			"calls", (json_int_t)s->calls[i], "latency", hist_to_json(&s->latency[i])));
+	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
+		if (s->errnos[e])
+			json_object_set_new(errs, errno_key(e), json_integer(s->errnos[e]));
+	return json_pack("{s:I,s:I,s:o,s:o}", "mm_allocs", (json_int_t)s->mm_allocs,
+			 "drops", (json_int_t)s->drops, "outcomes", o, "errno", errs);
+}
+
+static json_t *lookup_to_json(const struct profile *p)
+{
+	json_t *per_fs = json_object();
+
+	for (size_t i = 0; i < p->nfs; i++) {
+		const struct lookup_stats *s = &p->fs[i].s;
+		json_t *inel = json_object();
+
+		for (int r = 1; r < LOOKUP_REASONS; r++)
+			json_object_set_new(inel, reason_names[r], json_integer(s->ineligible[r]));
+		json_object_set_new(per_fs, p->fs[i].name, json_pack(
+			"{s:I,s:I,s:I,s:I,s:I,s:o}",
+			"checks", (json_int_t)s->checks, "did_skip", (json_int_t)s->did_skip,
+			"would_skip", (json_int_t)s->would_skip, "flag_v2", (json_int_t)s->flag_v2,
+			"violations", (json_int_t)s->violations, "ineligible", inel));
+	}
+	return json_pack("{s:o}", "per_fs", per_fs);
+}
+
+char *profile_to_json(const struct profile *p)
+{
+	json_t *root, *fams = json_object(), *workload = json_null(), *cmd;
+	char start[48], end[48];
+	char *text;
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_result *r = &p->fam[f];
+		json_t *fj = json_pack("{s:s,s:o,s:o}", "status", status_names[r->status],
+			"mode", r->status == FAMILY_OK ? json_string(mode_name(r->mode)) : json_null(),
+			"attempts", attempts_to_json(r));
+
+		if (r->status == FAMILY_OK) {
+			json_t *stats = f == FAMILY_ACCESS ? access_to_json(&p->access) :
+					f == FAMILY_EXEC ? exec_to_json(&p->exec) : lookup_to_json(p);
+			json_object_update(fj, stats);
+			json_decref(stats);
+		}
+		json_object_set_new(fams, family_names[f], fj);
+	}
+	if (p->command) {
+		cmd = json_array();
+		for (char **a = p->command; *a; a++)
+			json_array_append_new(cmd, json_string(*a));
+		workload = json_pack("{s:o,s:o}", "command", cmd, "exit_status",
+				     p->exit_status >= 0 ? json_integer(p->exit_status) : json_null());
+	}
+	format_utc_ns(p->start_ns, start, sizeof(start));
+	format_utc_ns(p->end_ns, end, sizeof(end));
+	root = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:o,s:{s:o,s:o},s:s,s:s,"
+			 "s:{s:s,s:s},s:o}",
+		"format", PROFILE_FORMAT,
+		"tool", p->tool_version,
+		"host", "hostname", p->hostname, "kernel_release", p->kernel_release,
+			"kernel_version", p->kernel_version, "machine", p->machine,
+			"boot_id", p->boot_id,
+		"workload", workload,
+		"filter", "pid", p->filter_pid ? json_integer(p->filter_pid) : json_null(),
+			"comm", p->filter_comm[0] ? json_string(p->filter_comm) : json_null(),
+		"start", start, "end", end,
+		"histograms", "unit", "ns",
+			"buckets", "log2: [0, 2), then [2^i, 2^(i+1)); the last has no upper bound",
+		"families", fams);
+	if (!root)
+		return NULL;
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	return text;
+}
+
+int profile_write(const struct profile *p, const char *path)
+{
+	char *text = profile_to_json(p);
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	ret = write_file_atomic(path, text, strlen(text), true);
+	free(text);
+	return ret;
+}
+
+/* ---- reading (strict) --------------------------------------------------- */
+
+struct reader {
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+static void fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->failed)
+		return; /* keep the first, most specific message */
+	r->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errlen, fmt, ap);
+	va_end(ap);
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* obj[key] of the wanted type, or NULL after recording what was wrong. */
+static json_t *member(struct reader *r, json_t *obj, const char *path, const char *key,
+		      json_type type)
+{
+	json_t *v;
+
+	if (r->failed)
+		return NULL;
+	v = json_object_get(obj, key);
+	if (!v) {
+		fail(r, "%s%s%s: missing", path, *path ? "." : "", key);
+		return NULL;
+	}
+	if (json_typeof(v) != type) {
+		fail(r, "%s%s%s: expected %s, found %s", path, *path ? "." : "", key,
+		     type == JSON_OBJECT ? "an object" : type == JSON_ARRAY ? "an array" :
+		     type == JSON_STRING ? "a string" : "an integer", type_name(v));
+		return NULL;
+	}
+	return v;
+}
+
+static uint64_t member_u64(struct reader *r, json_t *obj, const char *path, const char *key)
+{
+	json_t *v = member(r, obj, path, key, JSON_INTEGER);
+
+	if (v && json_integer_value(v) < 0) {
+		fail(r, "%s.%s: expected a non-negative integer, found %lld", path, key,
+		     (long long)json_integer_value(v));
+		return 0;
+	}
+	return v ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static void member_str(struct reader *r, json_t *obj, const char *path, const char *key,
+		       char *buf, size_t len)
+{
+	json_t *v = member(r, obj, path, key, JSON_STRING);
+
+	if (v)
+		strlcpy_s(buf, json_string_value(v), len);
+}
+
+static void read_hist(struct reader *r, json_t *obj, const char *path, struct hist *h)
+{
+	json_t *buckets, *b;
+	char bpath[160];
+	uint64_t total = 0;
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	h->count = member_u64(r, obj, path, "count");
+	h->sum = member_u64(r, obj, path, "sum_ns");
+	buckets = member(r, obj, path, "buckets", JSON_ARRAY);
+	json_array_foreach(buckets, i, b) {
+		uint64_t lo, cnt;
+		json_t *hi;
+		int slot;
+
+		snprintf(bpath, sizeof(bpath), "%s.buckets[%zu]", path, i);
+		if (!json_is_object(b)) {
+			fail(r, "%s: expected an object, found %s", bpath, type_name(b));
+			return;
+		}
+		lo = member_u64(r, b, bpath, "lo");
+		cnt = member_u64(r, b, bpath, "count");
+		hi = json_object_get(b, "hi");
+		if (r->failed)
+			return;
+		slot = hist_slot_of_lo(lo);
+		if (slot < 0 || !hi ||
+		    (hist_hi(slot) == UINT64_MAX ? !json_is_null(hi) :
+		     !json_is_integer(hi) || (uint64_t)json_integer_value(hi) != hist_hi(slot))) {
+			fail(r, "%s: [lo, hi) is not a log2 bucket of this format", bpath);
+			return;
+		}
+		h->slots[slot] = cnt;
+		total += cnt;
+	}
+	if (!r->failed && total != h->count)
+		fail(r, "%s: buckets add up to %llu, count says %llu", path,
+		     (unsigned long long)total, (unsigned long long)h->count);
+}
+
+static void read_attempts(struct reader *r, json_t *fj, const char *path,
+			  struct family_result *res)
+{
+	json_t *arr = member(r, fj, path, "attempts", JSON_ARRAY), *a;
+	char apath[96], mode[32];
+	size_t i;
+
+	json_array_foreach(arr, i, a) {
+		struct attach_attempt *t;
+		int m;
+
+		snprintf(apath, sizeof(apath), "%s.attempts[%zu]", path, i);
+		if (i >= MAX_ATTEMPTS) {
+			fail(r, "%s: at most %d attempts expected", apath, MAX_ATTEMPTS);
+			return;
+		}
+		if (!json_is_object(a)) {
+			fail(r, "%s: expected an object, found %s", apath, type_name(a));
+			return;
+		}
+		t = &res->attempts[i];
+		member_str(r, a, apath, "mode", mode, sizeof(mode));
+		t->err = (int)member_u64(r, a, apath, "errno");
+		member_str(r, a, apath, "why", t->why, sizeof(t->why));
+		m = mode_by_name(mode);
+		if (!r->failed && m <= MODE_NONE) {
+			fail(r, "%s.mode: unknown attach mode \"%s\"", apath, mode);
+			return;
+		}
+		t->mode = m;
+		res->nattempts = i + 1;
+	}
+}
+
+static void read_outcomes(struct reader *r, json_t *fj, const char *path,
+			  const char *const *names, int n, __u64 *calls, struct hist *lat)
+{
+	json_t *o = member(r, fj, path, "outcomes", JSON_OBJECT);
+	char opath[96], hpath[128];
+
+	for (int i = 0; i < n && !r->failed; i++) {
+		json_t *oj;
+
+		snprintf(opath, sizeof(opath), "%s.outcomes", path);
+		oj = member(r, o, opath, names[i], JSON_OBJECT);
+		snprintf(opath, sizeof(opath), "%s.outcomes.%s", path, names[i]);
+		calls[i] = member_u64(r, oj, opath, "calls");
+		snprintf(hpath, sizeof(hpath), "%s.latency", opath);
+		read_hist(r, member(r, oj, opath, "latency", JSON_OBJECT), hpath, &lat[i]);
+	}
+}
+
+static int errno_by_key(const char *key)
+{
+	if (strcmp(key, "other") == 0)
+		return 0;
+	for (int e = 1; e < EXEC_ERRNO_MAX; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && strcmp(n, key) == 0)
+			return e;
+	}
+	return -1;
+}
+
+static void read_family_stats(struct reader *r, json_t *fj, const char *path,
+			      enum family_id f, struct profile *p)
+{
+	json_t *obj, *v;
+	const char *key;
+	char fpath[96];
+
+	switch (f) {
+	case FAMILY_ACCESS:
+		p->access.eaccess = member_u64(r, fj, path, "eaccess");
+		p->access.drops = member_u64(r, fj, path, "drops");
+		read_outcomes(r, fj, path, access_outcome_names, ACCESS_OUTCOMES,
+			      p->access.calls, p->access.latency);
+		break;
+	case FAMILY_EXEC:
+		p->exec.mm_allocs = member_u64(r, fj, path, "mm_allocs");
+		p->exec.drops = member_u64(r, fj, path, "drops");
+		read_outcomes(r, fj, path, exec_outcome_names, EXEC_OUTCOMES,
+			      p->exec.calls, p->exec.latency);
+		obj = member(r, fj, path, "errno", JSON_OBJECT);
+		json_object_foreach(obj, key, v) {
+			int e = errno_by_key(key);
+
+			snprintf(fpath, sizeof(fpath), "%s.errno", path);
+			if (e < 0) {
+				fail(r, "%s.%s: unknown errno name", fpath, key);
+				return;
+			}
+			p->exec.errnos[e] = member_u64(r, obj, fpath, key);
+		}
+		break;
+	case FAMILY_LOOKUP:
+		obj = member(r, fj, path, "per_fs", JSON_OBJECT);
+		json_object_foreach(obj, key, v) {
+			struct fs_result *fs;
+			json_t *inel;
+
+			snprintf(fpath, sizeof(fpath), "%s.per_fs.%s", path, key);
+			if (!json_is_object(v)) {
+				fail(r, "%s: expected an object, found %s", fpath, type_name(v));
+				return;
+			}
+			if (strlen(key) >= FS_NAME_LEN) {
+				fail(r, "%s: filesystem name longer than %d bytes", fpath, FS_NAME_LEN - 1);
+				return;
+			}
+			fs = profile_add_fs(p, key);
+			if (!fs) {
+				fail(r, "out of memory");
+				return;
+			}
+			fs->s.checks = member_u64(r, v, fpath, "checks");
+			fs->s.did_skip = member_u64(r, v, fpath, "did_skip");
+			fs->s.would_skip = member_u64(r, v, fpath, "would_skip");
+			fs->s.flag_v2 = member_u64(r, v, fpath, "flag_v2");
+			fs->s.violations = member_u64(r, v, fpath, "violations");
+			inel = member(r, v, fpath, "ineligible", JSON_OBJECT);
+			strncat(fpath, ".ineligible", sizeof(fpath) - strlen(fpath) - 1);
+			for (int i = 1; i < LOOKUP_REASONS; i++)
+				fs->s.ineligible[i] = member_u64(r, inel, fpath, reason_names[i]);
+		}
+		profile_sort_fs(p);
+		break;
+	default:
+		break;
+	}
+}
+
+static void read_families(struct reader *r, json_t *root, struct profile *p)
+{
+	json_t *fams = member(r, root, "", "families", JSON_OBJECT);
+	char path[64], status[32];
+
+	for (int f = 0; f < FAMILY_COUNT && !r->failed; f++) {
+		struct family_result *res = &p->fam[f];
+		json_t *fj = member(r, fams, "families", family_names[f], JSON_OBJECT), *mode;
+		int s;
+
+		snprintf(path, sizeof(path), "families.%s", family_names[f]);
+		member_str(r, fj, path, "status", status, sizeof(status));
+		if (r->failed)
+			return;
+		s = index_of(status_names, 3, status);
+		if (s < 0) {
+			fail(r, "%s.status: expected \"ok\", \"unavailable\" or \"not_requested\", found \"%s\"",
+			     path, status);
+			return;
+		}
+		res->status = s;
+		read_attempts(r, fj, path, res);
+		mode = json_object_get(fj, "mode");
+		if (res->status == FAMILY_OK) {
+			int m = json_is_string(mode) ? mode_by_name(json_string_value(mode)) : -1;
+
+			if (m <= MODE_NONE) {
+				fail(r, "%s.mode: expected fentry, kprobe or tracepoint", path);
+				return;
+			}
+			res->mode = m;
+			read_family_stats(r, fj, path, f, p);
+		}
+	}
+}
+
+int profile_from_json(const char *text, struct profile *p, char *err, size_t errlen)
+{
+	struct reader r = { .err = err, .errlen = errlen };
+	json_error_t jerr;
+	json_t *root, *v, *host, *wl, *filter;
+	char fmt[64] = "", start[64] = "", end[64] = "";
+
+	profile_init(p);
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		snprintf(err, errlen, "not valid JSON: line %d, column %d: %s",
+			 jerr.line, jerr.column, jerr.text);
+		return -1;
+	}
+	if (!json_is_object(root)) {
+		fail(&r, "expected a JSON object at the top, found %s", type_name(root));
+		goto out;
+	}
+	v = json_object_get(root, "format");
+	if (!json_is_string(v)) {
+		fail(&r, "not a permscope profile (no \"format\" string; expected \"%s\")",
+		     PROFILE_FORMAT);
+		goto out;
+	}
+	strlcpy_s(fmt, json_string_value(v), sizeof(fmt));
+	if (strcmp(fmt, PROFILE_FORMAT) != 0) {
+		fail(&r, "unsupported format \"%s\" (this permscope reads \"%s\")", fmt,
+		     PROFILE_FORMAT);
+		goto out;
+	}
+	member_str(&r, root, "", "tool", p->tool_version, sizeof(p->tool_version));
+	host = member(&r, root, "", "host", JSON_OBJECT);
+	member_str(&r, host, "host", "hostname", p->hostname, sizeof(p->hostname));
+	member_str(&r, host, "host", "kernel_release", p->kernel_release, sizeof(p->kernel_release));
+	member_str(&r, host, "host", "kernel_version", p->kernel_version, sizeof(p->kernel_version));
+	member_str(&r, host, "host", "machine", p->machine, sizeof(p->machine));
+	member_str(&r, host, "host", "boot_id", p->boot_id, sizeof(p->boot_id));
+
+	wl = json_object_get(root, "workload");
+	if (wl && !json_is_null(wl)) {
+		json_t *cmd, *a, *st;
+		size_t i;
+
+		if (!json_is_object(wl)) {
+			fail(&r, "workload: expected an object or null, found %s", type_name(wl));
+			goto out;
+		}
+		cmd = member(&r, wl, "workload", "command", JSON_ARRAY);
+		if (cmd) {
+			p->command = calloc(json_array_size(cmd) + 1, sizeof(char *));
+			json_array_foreach(cmd, i, a) {
+				if (!json_is_string(a)) {
+					fail(&r, "workload.command[%zu]: expected a string", i);
+					goto out;
+				}
+				p->command[i] = strdup(json_string_value(a));
+			}
+		}
+		st = json_object_get(wl, "exit_status");
+		p->exit_status = json_is_integer(st) ? (int)json_integer_value(st) : -1;
+	}
+	filter = member(&r, root, "", "filter", JSON_OBJECT);
+	if (filter) {
+		v = json_object_get(filter, "pid");
+		p->filter_pid = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+		v = json_object_get(filter, "comm");
+		if (json_is_string(v))
+			strlcpy_s(p->filter_comm, json_string_value(v), sizeof(p->filter_comm));
+	}
+	member_str(&r, root, "", "start", start, sizeof(start));
+	member_str(&r, root, "", "end", end, sizeof(end));
+	if (!r.failed && (parse_utc_ns(start, &p->start_ns) || parse_utc_ns(end, &p->end_ns)))
+		fail(&r, "start/end: expected UTC times like 2026-01-31T12:00:00.000000000Z");
+	read_families(&r, root, p);
+out:
+	json_decref(root);
+	if (r.failed) {
+		profile_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *text = NULL;
+	size_t cap = 0, len = 0, n;
+	int ret;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	do {
+		if (len + 65536 + 1 > cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 131072);
+
+			if (!t) {
+				free(text);
+				fclose(f);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			text = t;
+		}
+		n = fread(text + len, 1, 65536, f);
+		len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		snprintf(err, errlen, "read failed: %s", strerror(errno));
+		free(text);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	text[len] = 0;
+	if (strlen(text) != len) {
+		snprintf(err, errlen, "not valid JSON: contains a NUL byte");
+		free(text);
+		return -1;
+	}
+	ret = profile_from_json(text, p, err, errlen);
+	free(text);
+	return ret;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A recording: where and when it ran, how each family attached, and what it
+ * counted.  Stored as JSON, "permscope-profile/1" (docs/profile-format.md).
+ */
+#ifndef PERMSCOPE_PROFILE_H
+#define PERMSCOPE_PROFILE_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "permscope.h"
+
+#define PROFILE_FORMAT "permscope-profile/1"
+
+enum family_id { FAMILY_LOOKUP, FAMILY_ACCESS, FAMILY_EXEC, FAMILY_COUNT };
+
+/* The order a family tries them in. */
+enum attach_mode { MODE_NONE, MODE_FENTRY, MODE_KPROBE, MODE_TRACEPOINT, MODE_COUNT };
+
+enum family_status {
+	FAMILY_NOT_REQUESTED,
+	FAMILY_OK,
+	FAMILY_UNAVAILABLE, /* no mode could attach: see attempts */
+};
+
+#define MAX_ATTEMPTS 3
+
+struct attach_attempt {
+	enum attach_mode mode;
+	int err;        /* positive errno, 0 when the mode was not tried */
+	char why[256];  /* what failed, with a hint */
+};
+
+struct family_result {
+	enum family_status status;
+	enum attach_mode mode;
+	struct attach_attempt attempts[MAX_ATTEMPTS];
+	int nattempts;
+};
+
+struct fs_result {
+	char name[FS_NAME_LEN];
+	struct lookup_stats s;
+};
+
+struct profile {
+	char tool_version[32];
+	char hostname[65];
+	char kernel_release[65];
+	char kernel_version[65];
+	char machine[65];
+	char boot_id[40];
+
+	char **command;   /* workload argv, NULL-terminated; NULL when none */
+	int exit_status;  /* workload exit status, -1 when none or killed */
+	int filter_pid;   /* 0: none */
+	char filter_comm[16];
+
+	uint64_t start_ns, end_ns; /* CLOCK_REALTIME */
+
+	struct family_result fam[FAMILY_COUNT];
+	struct access_stats access;
+	struct exec_stats exec;
+	struct fs_result *fs; /* sorted by name */
+	size_t nfs;
+};
+
+const char *family_name(enum family_id f);
+int family_by_name(const char *name); /* -1 when unknown */
+const char *mode_name(enum attach_mode m);
+int mode_by_name(const char *name);   /* -1 when unknown */
+extern const char *const access_outcome_names[ACCESS_OUTCOMES];
+extern const char *const exec_outcome_names[EXEC_OUTCOMES];
+const char *lookup_reason_name(enum lookup_reason r);
+
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+/* Fill host and kernel identity from uname() and /proc. */
+void profile_set_host(struct profile *p);
+struct fs_result *profile_add_fs(struct profile *p, const char *name);
+void profile_sort_fs(struct profile *p);
+
+/*
+ * Write atomically: a temporary file beside `path`, fsync, rename.  Never
+ * follows a symlink at the temporary name.  Returns 0 or -errno.
+ */
+int profile_write(const struct profile *p, const char *path);
+/* Serialise to a malloc'ed JSON string. */
+char *profile_to_json(const struct profile *p);
+
+/*
+ * Read strictly.  On failure returns -1 and puts a message fit for
+ * "Error: <path>: <msg>" into `err`.
+ */
+int profile_read(const char *path, struct profile *p, char *err, size_t errlen);
+int profile_from_json(const char *text, struct profile *p, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+enum { OPT_FAMILIES = 0x100, OPT_MODE };
+
+static const struct argp_option record_options[] = {
+	{ "duration", 'd', "SECONDS", 0,
+	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C / SIGTERM)", 1 },
+	{ "families", OPT_FAMILIES, "LIST", 0,
+	  "Comma-separated families to record: lookup,access,exec (default: all)", 1 },
+	{ "mode", OPT_MODE, "MODE", 0,
+	  "Attach only in MODE: fentry, kprobe or tracepoint (default: the first that "
+	  "works, in that order)", 1 },
+	{ "pid", 'p', "PID", 0, "Count only process PID", 1 },
+	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 1 },
+	{ 0 },
+};
+
+void record_opts_init(struct record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		o->probe.want[f] = true;
+	o->probe.kallsyms = "/proc/kallsyms";
+}
+
+static int parse_families(struct record_opts *o, char *list, struct argp_state *state)
+{
+	char *save = NULL, *tok;
+
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		o->probe.want[f] = false;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int f = family_by_name(tok);
+
+		if (f < 0)
+			argp_error(state, "unknown family '%s' (expected lookup, access or exec)", tok);
+		o->probe.want[f] = true;
+	}
+	return 0;
+}
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+	char *end;
+	long v;
+	double d;
+
+	switch (key) {
+	case 'd':
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || *end || !(d > 0) || !isfinite(d) || d > 86400 * 365)
+			argp_error(state, "invalid duration '%s' (expected seconds > 0)", arg);
+		o->duration_s = d;
+		break;
+	case OPT_FAMILIES:
+		return parse_families(o, arg, state);
+	case OPT_MODE:
+		v = mode_by_name(arg);
+		if (v <= MODE_NONE)
+			argp_error(state, "unknown mode '%s' (expected fentry, kprobe or tracepoint)", arg);
+		o->probe.only_mode = v;
+		break;
+	case 'p':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v <= 0 || v > 4194304)
+			argp_error(state, "invalid pid '%s'", arg);
+		o->pid = v;
+		break;
+	case 'c':
+		if (!*arg || strlen(arg) >= sizeof(o->probe.comm))
+			argp_error(state, "invalid command name '%s' (1 to 15 bytes, as in "
+				   "/proc/PID/comm)", arg);
+		memset(o->probe.comm, 0, sizeof(o->probe.comm));
+		memcpy(o->probe.comm, arg, strlen(arg));
+		o->probe.filter_comm = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp record_argp = { record_options, record_parse, 0, 0, 0, 0, 0 };
+
+/* ---- the workload ------------------------------------------------------- */
+
+struct workload {
+	pid_t pid;
+	int go_fd;   /* write end: a byte lets the child exec, EOF ends it */
+	int exec_fd; /* read end: the child's errno if exec failed, EOF if it worked */
+};
+
+/*
+ * Fork the command, held before exec until the probes count its pid, so its
+ * first syscalls are seen.  Signals are restored to the child's defaults.
+ */
+static int workload_fork(char **argv, const sigset_t *oldmask, struct workload *w)
+{
+	int go[2], ex[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return -errno;
+	w->pid = fork();
+	if (w->pid < 0)
+		return -errno;
+	if (w->pid == 0) {
+		char c;
+		int err;
+
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* the recorder gave up before releasing us */
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(ex[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	w->go_fd = go[1];
+	w->exec_fd = ex[0];
+	return 0;
+}
+
+static void workload_abort(struct workload *w)
+{
+	kill(w->pid, SIGKILL);
+	close(w->go_fd);
+	close(w->exec_fd);
+	waitpid(w->pid, NULL, 0);
+}
+
+/* Release the child; 0 once it has exec'ed, or the positive errno of exec. */
+static int workload_release(struct workload *w)
+{
+	int err = 0;
+
+	if (write(w->go_fd, "g", 1) != 1)
+		return errno;
+	close(w->go_fd);
+	if (read(w->exec_fd, &err, sizeof(err)) != sizeof(err))
+		err = 0;
+	close(w->exec_fd);
+	return err;
+}
+
+/* ---- recording ---------------------------------------------------------- */
+
+static void progress(double left, double total)
+{
+	if (verbosity < 0 || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\rRecording: %4.0f s of %.0f s left (Ctrl-C stops early) ", left, total);
+}
+
+/*
+ * Wait for the end of the recording: the workload exiting, the duration
+ * running out, or SIGINT/SIGTERM.  Signals are blocked and taken here
+ * synchronously, so a stop never interrupts collection.
+ */
+static void wait_until_done(const struct record_opts *o, struct workload *w, struct profile *p)
+{
+	uint64_t start = now_monotonic_ns();
+	uint64_t deadline = o->duration_s > 0 ? start + (uint64_t)(o->duration_s * 1e9) : 0;
+	sigset_t set;
+	int status;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	for (;;) {
+		uint64_t now = now_monotonic_ns(), wait_ns = 1000000000ULL;
+		struct timespec ts;
+		int sig;
+
+		if (w->pid > 0 && waitpid(w->pid, &status, WNOHANG) == w->pid) {
+			p->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+			w->pid = 0;
+			break;
+		}
+		if (deadline) {
+			if (now >= deadline)
+				break;
+			progress((deadline - now) / 1e9, o->duration_s);
+			if (deadline - now < wait_ns)
+				wait_ns = deadline - now;
+		}
+		ts.tv_sec = wait_ns / 1000000000ULL;
+		ts.tv_nsec = wait_ns % 1000000000ULL;
+		sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM) {
+			if (w->pid > 0)
+				kill(w->pid, SIGTERM); /* Ctrl-C reached it already; SIGTERM may not have */
+			break;
+		}
+	}
+	if (deadline && verbosity >= 0 && isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+	if (w->pid > 0) {
+		/* Stopped early: the workload gets a moment to finish, then is killed. */
+		for (int i = 0; i < 20 && waitpid(w->pid, &status, WNOHANG) == 0; i++)
+			usleep(50000);
+		if (waitpid(w->pid, &status, WNOHANG) == 0) {
+			kill(w->pid, SIGKILL);
+			waitpid(w->pid, &status, 0);
+		}
+		p->exit_status = -1;
+	}
+}
+
+static char **copy_argv(char **argv)
+{
+	int n = 0;
+	char **c;
+
+	while (argv[n])
+		n++;
+	c = calloc(n + 1, sizeof(*c));
+	for (int i = 0; c && i < n; i++)
+		c[i] = strdup(argv[i]);
+	return c;
+}
+
+int record_run(const struct record_opts *o, struct profile *p)
+{
+	struct family *fams[FAMILY_COUNT] = {0};
+	struct workload w = { .pid = 0 };
+	struct probe_opts probe = o->probe;
+	sigset_t set, oldmask;
+	int attached = 0, ret = EXIT_OK, err;
+
+	profile_init(p);
+	profile_set_host(p);
+	p->filter_pid = o->pid;
+	if (probe.filter_comm)
+		memcpy(p->filter_comm, probe.comm, sizeof(p->filter_comm));
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		error("--pid %d: no such process", o->pid);
+		return EXIT_USAGE;
+	}
+	probe.filter_tasks = o->pid || o->command;
+
+	err = ensure_tracefs();
+	if (err)
+		warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed: %s "
+		     "(tracepoint mode will not attach)", strerror(-err));
+	families_init_logging();
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &oldmask);
+
+	if (o->command) {
+		err = workload_fork(o->command, &oldmask, &w);
+		if (err) {
+			error("cannot start %s: %s", o->command[0], strerror(-err));
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		p->command = copy_argv(o->command);
+	}
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (!probe.want[f])
+			continue;
+		fams[f] = family_start(f, &probe, &p->fam[f]);
+		if (!fams[f])
+			continue;
+		attached++;
+		if (verbosity > 0)
+			info("%s: attached in %s mode", family_name(f), mode_name(p->fam[f].mode));
+		if ((o->pid && family_track(fams[f], o->pid)) ||
+		    (w.pid && family_track(fams[f], w.pid)))
+			warn("%s: cannot set the process filter: %s", family_name(f), strerror(errno));
+	}
+	if (!attached) {
+		error("no probe family could attach on this kernel (%s)",
+		      geteuid() ? "run as root" : "see the reasons below");
+		for (int f = 0; f < FAMILY_COUNT; f++)
+			for (int i = 0; i < p->fam[f].nattempts; i++)
+				fprintf(stderr, "  %s %s: %s\n", family_name(f),
+					mode_name(p->fam[f].attempts[i].mode), p->fam[f].attempts[i].why);
+		if (w.pid)
+			workload_abort(&w);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+
+	p->start_ns = now_realtime_ns();
+	if (w.pid) {
+		err = workload_release(&w);
+		if (err) {
+			waitpid(w.pid, NULL, 0);
+			error("cannot run '%s': %s", o->command[0], strerror(err));
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	} else if (!o->duration_s) {
+		info("Recording until Ctrl-C...");
+	}
+	wait_until_done(o, &w, p);
+	p->end_ns = now_realtime_ns();
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (fams[f] && (err = family_collect(fams[f], p))) {
+			error("%s: reading the counters failed: %s", family_name(f), strerror(-err));
+			ret = EXIT_FAIL;
+		}
+	}
+out:
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		family_stop(fams[f]);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return ret;
+}
+
+/* ---- permscope record ---------------------------------------------------- */
+
+#include "commands.h"
+#include "render.h"
+
+struct record_cmd {
+	struct record_opts rec;
+	struct common_opts common;
+	const char *output;
+};
+
+static const struct argp_option record_cmd_options[] = {
+	{ "output", 'o', "FILE", 0, "Write the profile to FILE (default: permscope.json)", 0 },
+	{ 0 },
+};
+
+static error_t record_cmd_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record_cmd *c = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &c->rec;
+		state->child_inputs[1] = &c->common;
+		break;
+	case 'o':
+		c->output = arg;
+		break;
+	case ARGP_KEY_ARGS:
+		c->rec.command = state->argv + state->next;
+		state->next = state->argc;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child record_cmd_children[] = {
+	{ &record_argp, 0, "What to record:", 1 },
+	{ &common_argp, 0, "Output:", 2 },
+	{ 0 },
+};
+
+static const struct argp record_cmd_argp = {
+	record_cmd_options, record_cmd_parse, "[-- CMD [ARGS...]]",
+	"Attach the lookup, access and exec probe families, then run CMD and its "
+	"children (or watch the whole machine for --duration seconds, or until "
+	"Ctrl-C), and write what they counted to a profile.\v"
+	"Each family attaches in the first mode that works here (fentry, kprobe, "
+	"tracepoint) and the profile says which; a family that cannot attach is "
+	"listed as unavailable with the reason, and the others still record.\n\n"
+	"Examples:\n"
+	"  permscope record -d 10                 the whole machine for 10 s\n"
+	"  permscope record -o build.json -- make -j2\n"
+	"  permscope record --families access --pid 1234 -d 5\n"
+	"  permscope report build.json            read it back\n",
+	record_cmd_children, 0, 0,
+};
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_cmd c = { .output = "permscope.json" };
+	struct profile p;
+	int ret, err;
+
+	record_opts_init(&c.rec);
+	parse_command(&record_cmd_argp, argc, argv, &c);
+	if (c.rec.pid && c.rec.command) {
+		error("--pid and a command exclude each other (the command's own pid is followed)");
+		return EXIT_USAGE;
+	}
+	ret = record_run(&c.rec, &p);
+	if (ret != EXIT_OK) {
+		profile_free(&p);
+		return ret;
+	}
+	err = profile_write(&p, c.output);
+	if (err) {
+		error("cannot write profile %s: %s", c.output, strerror(-err));
+		profile_free(&p);
+		return EXIT_FAIL;
+	}
+	if (c.common.json)
+		render_json(stdout, &p);
+	else if (verbosity >= 0)
+		render_text(stdout, &p, false);
+	info("\nProfile written to %s; 'permscope report %s' shows the histograms.",
+	     c.output, c.output);
+	if (p.command && p.exit_status != 0)
+		warn("the command %s (status %d): counts may be partial", p.exit_status < 0 ?
+		     "was stopped" : "failed", p.exit_status);
+	profile_free(&p);
+	return EXIT_OK;
+}

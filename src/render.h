@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The per-fs skip report, from a profile, as text, JSON or CSV. */
+#ifndef PERMSCOPE_RENDER_H
+#define PERMSCOPE_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+#define REPORT_FORMAT "permscope-report/1"
+
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
+
+/* -1 when the name is none of text, json, csv. */
+int report_format_by_name(const char *name);
+
+/* `histograms` false gives the one-screen summary `record` prints. */
+void render_text(FILE *out, const struct profile *p, bool histograms);
+/* One JSON document, "permscope-report/1" (docs/report.md). */
+int render_json(FILE *out, const struct profile *p);
+/* family,subject,metric,value rows with a header line. */
+void render_csv(FILE *out, const struct profile *p);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+int verbosity;
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("Error: ", fmt, ap);
+	va_end(ap);
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("Warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+#define TRACEFS_MAGIC 0x74726163
+#define TRACEFS_PATH "/sys/kernel/tracing"
+
+int ensure_tracefs(void)
+{
+	struct statfs st;
+
+	if (statfs(TRACEFS_PATH, &st) == 0 && st.f_type == TRACEFS_MAGIC)
+		return 0;
+	if (mount("tracefs", TRACEFS_PATH, "tracefs", 0, NULL) == 0) {
+		if (verbosity > 0)
+			info("mounted tracefs at %s", TRACEFS_PATH);
+		return 0;
+	}
+	return -errno;
+}
+
+void strlcpy_s(char *dst, const char *src, size_t size)
+{
+	if (!size)
+		return;
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+uint64_t now_realtime_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+uint64_t now_monotonic_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+void format_utc_ns(uint64_t ns, char *buf, size_t size)
+{
+	time_t sec = ns / 1000000000ULL;
+	struct tm tm;
+	char date[32];
+
+	gmtime_r(&sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, size, "%s.%09lluZ", date,
+		 (unsigned long long)(ns % 1000000000ULL));
+}
+
+int parse_utc_ns(const char *s, uint64_t *ns)
+{
+	struct tm tm = {0};
+	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	uint64_t frac = 0;
+	int digits = 0;
+
+	if (!p)
+		return -EINVAL;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (digits < 9)
+				frac = frac * 10 + (*p - '0');
+		}
+		if (!digits)
+			return -EINVAL;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (strcmp(p, "Z") != 0)
+		return -EINVAL;
+	*ns = (uint64_t)timegm(&tm) * 1000000000ULL + frac;
+	return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len, bool newline)
+{
+	char tmp[4096], *dir;
+	int fd, dfd, ret;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, data, len);
+	if (!ret && newline)
+		ret = write_all(fd, "\n", 1);
+	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	/* Make the rename itself durable. */
+	dir = strdup(path);
+	if (dir) {
+		dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+		free(dir);
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Errors, verbosity and small helpers shared by every command. */
+#ifndef PERMSCOPE_UTIL_H
+#define PERMSCOPE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses, the contract scripts rely on (docs/permscope.md). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,  /* the job failed */
+	EXIT_USAGE = 2, /* bad usage or bad input */
+};
+
+extern int verbosity; /* -1 quiet, 0 normal, 1 verbose (-v) */
+
+/* "Error: what failed: why (hint)" on stderr, bpftool style. */
+void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Progress and notes on stderr, silenced by -q. */
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Mount tracefs at /sys/kernel/tracing when nothing is there yet. */
+int ensure_tracefs(void);
+
+/*
+ * Write a whole file atomically: a new temporary file beside `path`
+ * (O_EXCL, so a planted symlink is never followed), fsync, rename over
+ * `path`, fsync the directory.  Readers see the old file or the new one,
+ * never a part.  `newline` appends a final '\n'.  Returns 0 or -errno.
+ */
+int write_file_atomic(const char *path, const char *data, size_t len, bool newline);
+
+/* snprintf that truncates silently (for fixed-size report fields). */
+void strlcpy_s(char *dst, const char *src, size_t size);
+
+uint64_t now_realtime_ns(void);
+uint64_t now_monotonic_ns(void);
+/* 2026-11-30T00:10:00.123456789Z */
+void format_utc_ns(uint64_t ns, char *buf, size_t size);
+int parse_utc_ns(const char *s, uint64_t *ns);
+
+#endif

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Workloads whose syscall counts are known exactly, for the live tests and
+ * for trying permscope by hand:
+ *
+ *   workload access N          N x access("/", R_OK) with the creds as they are
+ *   workload access-dropcap N  clear one capability from the effective set
+ *                              only (so the override is needed), then N x access
+ *   workload eaccess N         N x faccessat(AT_FDCWD, "/", R_OK, AT_EACCESS)
+ *   workload exec-missing N    N x execve() of a missing absolute path
+ *
+ * Exits 0 when every call behaved as expected, 1 otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MISSING_PATH "/nonexistent-permscope-dir/missing-program"
+
+/* Clear `cap` from the effective set only: permitted stays, so eff != perm. */
+static int drop_effective(int cap)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	if (!(data[cap / 32].effective & (1U << (cap % 32)))) {
+		fprintf(stderr, "workload: capability %d is not effective to begin with\n", cap);
+		return -1;
+	}
+	data[cap / 32].effective &= ~(1U << (cap % 32));
+	return syscall(SYS_capset, &hdr, data);
+}
+
+static int run_access(long n, int flags)
+{
+	for (long i = 0; i < n; i++) {
+		int r = flags ? faccessat(AT_FDCWD, "/", R_OK, flags) : access("/", R_OK);
+
+		if (r) {
+			perror("workload: access(\"/\")");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int run_exec_missing(long n)
+{
+	char *argv[] = { MISSING_PATH, NULL }, *envp[] = { NULL };
+
+	for (long i = 0; i < n; i++) {
+		execve(MISSING_PATH, argv, envp);
+		if (errno != ENOENT) {
+			perror("workload: execve of a missing path");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *end;
+	long n;
+
+	if (argc != 3 || (n = strtol(argv[2], &end, 10)) < 0 || *end) {
+		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing N\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "access"))
+		return run_access(n, 0);
+	if (!strcmp(argv[1], "eaccess"))
+		return run_access(n, AT_EACCESS);
+	if (!strcmp(argv[1], "access-dropcap")) {
+		if (drop_effective(CAP_NET_RAW)) {
+			perror("workload: capset");
+			return 1;
+		}
+		return run_access(n, 0);
+	}
+	if (!strcmp(argv[1], "exec-missing"))
+		return run_exec_missing(n);
+	fprintf(stderr, "workload: unknown workload '%s'\n", argv[1]);
+	return 2;
+}
