@@ -8,6 +8,9 @@
  *                              only (so the override is needed), then N x access
  *   workload eaccess N         N x faccessat(AT_FDCWD, "/", R_OK, AT_EACCESS)
  *   workload exec-missing N    N x execve() of a missing absolute path
+ *   workload stat N PATH       N x stat(PATH)
+ *   workload exec-existing N   N x fork + execve() of this program (which then
+ *                              exits at once): exec that must allocate an mm
  *
  * Exits 0 when every call behaved as expected, 1 otherwise.
  */
@@ -17,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MISSING_PATH "/nonexistent-permscope-dir/missing-program"
@@ -65,13 +70,49 @@ static int run_exec_missing(long n)
 	return 0;
 }
 
+static int run_exec_existing(long n)
+{
+	char *argv[] = { "workload", "noop", "0", NULL }, *envp[] = { NULL };
+	int status;
+
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("workload: fork");
+			return 1;
+		}
+		if (pid == 0) {
+			execve("/proc/self/exe", argv, envp);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "workload: exec of /proc/self/exe failed\n");
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
 	long n;
 
+	if (argc == 4 && !strcmp(argv[1], "stat")) {
+		struct stat st;
+
+		n = strtol(argv[2], &end, 10);
+		for (long i = 0; i < n && !*end; i++)
+			if (stat(argv[3], &st)) {
+				perror("workload: stat");
+				return 1;
+			}
+		return *end ? 2 : 0;
+	}
 	if (argc != 3 || (n = strtol(argv[2], &end, 10)) < 0 || *end) {
-		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing N\n");
+		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing|exec-existing N\n"
+				"       workload stat N PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "access"))
@@ -87,6 +128,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "exec-missing"))
 		return run_exec_missing(n);
+	if (!strcmp(argv[1], "exec-existing"))
+		return run_exec_existing(n);
+	if (!strcmp(argv[1], "noop"))
+		return 0;
 	fprintf(stderr, "workload: unknown workload '%s'\n", argv[1]);
 	return 2;
 }

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Live tests: record workloads whose syscall counts are known exactly
+ * (tests/live/workload.c) with the real permscope binary on this kernel, and
+ * check the counts in the profile.  Every recording is filtered to the
+ * workload's own processes, so machine noise cannot fake a pass.
+ *
+ * Needs root and BPF.  Where the kernel cannot run a test, the test prints
+ * why and is skipped, never passed.  Expectations are those of a kernel that
+ * carries the faccessat and execve changes (our CI machines); the VM suite
+ * (issue 3) covers stock kernels.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/types.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "profile.h"
+
+extern char **environ;
+
+static const char *permscope_bin, *workload_bin;
+static char tmpdir[] = "/tmp/permscope-live.XXXXXX";
+static char skip_all[512]; /* why no live test can run here, or "" */
+
+/* Run argv (no shell), output to files in tmpdir; returns the exit status or -1. */
+static int run(char *const argv[], const char *tag)
+{
+	posix_spawn_file_actions_t fa;
+	char out[600], err[600];
+	int status;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/%s.stdout", tmpdir, tag);
+	snprintf(err, sizeof(err), "%s/%s.stderr", tmpdir, tag);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void show_stderr(const char *tag)
+{
+	char path[600], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.stderr", tmpdir, tag);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		print_message("  | %s", line);
+	fclose(f);
+}
+
+static bool stderr_says(const char *tag, const char *what)
+{
+	char path[600], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.stderr", tmpdir, tag);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * permscope record -q --families FAMILIES -o TMP/TAG.json -- workload ARGS...
+ * then read the profile into p.
+ */
+static void record_workload(const char *tag, const char *families, struct profile *p, ...)
+{
+	char *argv[32], out[600], err[512];
+	int n = 0, status;
+	va_list ap;
+
+	snprintf(out, sizeof(out), "%s/%s.json", tmpdir, tag);
+	argv[n++] = (char *)permscope_bin;
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "--families";
+	argv[n++] = (char *)families;
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n++] = "--";
+	argv[n++] = (char *)workload_bin;
+	va_start(ap, p);
+	for (char *a; (a = va_arg(ap, char *)) && n < 31;)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+
+	status = run(argv, tag);
+	if (status != 0) {
+		print_message("permscope record exited with %d:\n", status);
+		show_stderr(tag);
+		if (status == 1 && stderr_says(tag, "no probe family could attach")) {
+			print_message("skipped: the %s family cannot attach on this kernel\n",
+				      families);
+			skip();
+		}
+	}
+	assert_int_equal(status, 0);
+	if (profile_read(out, p, err, sizeof(err)))
+		fail_msg("%s: %s", out, err);
+}
+
+#define SKIP_UNLESS_LIVE() do {                                      \
+	if (skip_all[0]) {                                           \
+		print_message("skipped: %s\n", skip_all);            \
+		skip();                                              \
+	}                                                            \
+} while (0)
+
+static void require_family(const struct profile *p, enum family_id f)
+{
+	const struct family_result *r = &p->fam[f];
+
+	if (r->status == FAMILY_OK)
+		return;
+	print_message("skipped: the %s family cannot attach on this kernel:\n", family_name(f));
+	for (int i = 0; i < r->nattempts; i++)
+		print_message("  %s: %s\n", mode_name(r->attempts[i].mode), r->attempts[i].why);
+	skip();
+}
+
+static __u64 access_calls(const struct profile *p)
+{
+	__u64 n = 0;
+
+	for (int i = 0; i < ACCESS_OUTCOMES; i++)
+		n += p->access.calls[i];
+	return n;
+}
+
+static void print_access(const struct profile *p)
+{
+	print_message("  access [%s]: calls %llu, fast %llu, needed %llu, avoidable %llu, "
+		      "unsafe %llu, eaccess %llu\n", mode_name(p->fam[FAMILY_ACCESS].mode),
+		      (unsigned long long)access_calls(p),
+		      (unsigned long long)p->access.calls[ACCESS_FAST],
+		      (unsigned long long)p->access.calls[ACCESS_NEEDED],
+		      (unsigned long long)p->access.calls[ACCESS_AVOIDABLE],
+		      (unsigned long long)p->access.calls[ACCESS_UNSAFE],
+		      (unsigned long long)p->access.eaccess);
+}
+
+static void print_exec(const struct profile *p)
+{
+	print_message("  exec [%s]: ok %llu, enoent_early %llu, enoent_late %llu, "
+		      "error_other %llu, mm_allocs %llu\n", mode_name(p->fam[FAMILY_EXEC].mode),
+		      (unsigned long long)p->exec.calls[EXEC_OK],
+		      (unsigned long long)p->exec.calls[EXEC_ENOENT_EARLY],
+		      (unsigned long long)p->exec.calls[EXEC_ENOENT_LATE],
+		      (unsigned long long)p->exec.calls[EXEC_ERROR_OTHER],
+		      (unsigned long long)p->exec.mm_allocs);
+}
+
+/* 1000 access("/") as root with default creds: no cred allocated (fast path). */
+static void access_default_creds_allocate_no_cred(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	record_workload("access", "access", &p, "access", "1000", NULL);
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_true(access_calls(&p) >= 1000);
+	/* At most 1% avoidable: the kernel carries the faccessat change. */
+	assert_true(p.access.calls[ACCESS_AVOIDABLE] * 100 <= access_calls(&p));
+	assert_int_equal(p.access.calls[ACCESS_UNSAFE], 0);
+	assert_int_equal(p.access.drops, 0);
+	profile_free(&p);
+}
+
+/* Positive control: with one effective cap cleared the override is needed. */
+static void access_with_a_cleared_effective_cap_allocates_creds(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	record_workload("access-dropcap", "access", &p, "access-dropcap", "1000", NULL);
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_true(access_calls(&p) >= 1000);
+	assert_true(p.access.calls[ACCESS_NEEDED] * 100 >= access_calls(&p) * 99);
+	assert_int_equal(p.access.calls[ACCESS_UNSAFE], 0);
+	profile_free(&p);
+}
+
+static void access_with_at_eaccess_is_counted_and_needs_no_cred(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	record_workload("eaccess", "access", &p, "eaccess", "500", NULL);
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_int_equal(p.access.eaccess, 500);
+	assert_true(access_calls(&p) >= 500);
+	assert_true(p.access.calls[ACCESS_NEEDED] + p.access.calls[ACCESS_AVOIDABLE] <= 5);
+	profile_free(&p);
+}
+
+/* 200 execve() of a missing absolute path: 200 ENOENT, none after an mm. */
+static void exec_of_a_missing_path_fails_early_with_enoent(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	record_workload("exec-missing", "exec", &p, "exec-missing", "200", NULL);
+	require_family(&p, FAMILY_EXEC);
+	print_exec(&p);
+	assert_int_equal(p.exec.calls[EXEC_ENOENT_EARLY] + p.exec.calls[EXEC_ENOENT_LATE], 200);
+	assert_int_equal(p.exec.errnos[2 /* ENOENT */], 200);
+	/* The kernel returns ENOENT before allocating an mm. */
+	assert_int_equal(p.exec.calls[EXEC_ENOENT_EARLY], 200);
+	/* The only successful exec is permscope starting the workload. */
+	assert_int_equal(p.exec.calls[EXEC_OK], 1);
+	assert_int_equal(p.exec.calls[EXEC_ERROR_OTHER], 0);
+	profile_free(&p);
+}
+
+/* Positive control: an exec that succeeds must be seen allocating an mm. */
+static void exec_of_an_existing_file_is_seen_allocating_an_mm(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	record_workload("exec-existing", "exec", &p, "exec-existing", "50", NULL);
+	require_family(&p, FAMILY_EXEC);
+	print_exec(&p);
+	assert_int_equal(p.exec.calls[EXEC_OK], 51); /* 50 children + the workload itself */
+	assert_true(p.exec.mm_allocs >= 51);
+	profile_free(&p);
+}
+
+/* Another busy process must not leak into a recording filtered to a command. */
+static void recording_a_command_counts_only_its_processes(void **state)
+{
+	struct profile p;
+	pid_t noise;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	noise = fork();
+	assert_true(noise >= 0);
+	if (noise == 0) {
+		for (;;)
+			access("/", R_OK);
+	}
+	record_workload("filter", "access", &p, "access", "100", NULL);
+	kill(noise, SIGKILL);
+	waitpid(noise, NULL, 0);
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_true(access_calls(&p) >= 100);
+	assert_true(access_calls(&p) <= 110); /* 100 + the dynamic loader's own */
+	profile_free(&p);
+}
+
+/* SIGTERM ends a recording early and the profile is still written whole. */
+static void sigterm_stops_a_recording_and_keeps_the_profile(void **state)
+{
+	char out[600], err[512], *argv[] = { (char *)permscope_bin, "record", "-q", "-d", "60",
+					      "--families", "access,exec", "-o", out, NULL };
+	struct timespec start, now;
+	struct profile p;
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	snprintf(out, sizeof(out), "%s/sigterm.json", tmpdir);
+	assert_int_equal(posix_spawn(&pid, permscope_bin, NULL, NULL, argv, environ), 0);
+	sleep(2); /* attached by then; the test is about what SIGTERM does */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(now.tv_sec - start.tv_sec < 10);
+	assert_int_equal(stat(out, &st), 0);
+	if (profile_read(out, &p, err, sizeof(err)))
+		fail_msg("%s: %s", out, err);
+	assert_true(p.end_ns - p.start_ns < 30ULL * 1000000000ULL);
+	assert_int_equal(p.fam[FAMILY_LOOKUP].status, FAMILY_NOT_REQUESTED);
+	profile_free(&p);
+}
+
+/* Lookup counts per filesystem, where this kernel lets the family attach. */
+static void lookup_counts_directory_checks_on_tmpfs(void **state)
+{
+	static const char *const levels[] = { "", "/a", "/b", "/c" };
+	char dir[600], file[700];
+	struct profile p;
+	const struct fs_result *tmpfs = NULL;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	/* /dev/shm/permscope-live-PID/a/b/c, every level 0755 */
+	snprintf(dir, sizeof(dir), "/dev/shm/permscope-live-%d", getpid());
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		strncat(dir, levels[i], sizeof(dir) - strlen(dir) - 1);
+		assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	}
+	snprintf(file, sizeof(file), "%s/f", dir);
+	close(open(file, O_CREAT | O_WRONLY, 0644));
+	record_workload("lookup", "lookup", &p, "stat", "1000", file, NULL);
+	require_family(&p, FAMILY_LOOKUP);
+	for (size_t i = 0; i < p.nfs; i++)
+		if (!strcmp(p.fs[i].name, "tmpfs"))
+			tmpfs = &p.fs[i];
+	assert_non_null(tmpfs);
+	print_message("  lookup tmpfs: checks %llu, did_skip %llu, would_skip %llu\n",
+		      (unsigned long long)tmpfs->s.checks, (unsigned long long)tmpfs->s.did_skip,
+		      (unsigned long long)tmpfs->s.would_skip);
+	/* a, b and c (and the permscope-live dir) are traversed on every stat. */
+	assert_true(tmpfs->s.checks >= 3000);
+	profile_free(&p);
+}
+
+/* Wherever lookup cannot attach, every mode it tried says why. */
+static void unavailable_families_explain_every_mode(void **state)
+{
+	char out[600], err[512], *argv[] = { (char *)permscope_bin, "record", "-q", "-d", "0.2",
+					      "-o", out, NULL };
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	snprintf(out, sizeof(out), "%s/all.json", tmpdir);
+	assert_int_equal(run(argv, "all"), 0);
+	if (profile_read(out, &p, err, sizeof(err)))
+		fail_msg("%s: %s", out, err);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_result *r = &p.fam[f];
+
+		print_message("  %s: %s\n", family_name(f), r->status == FAMILY_OK ?
+			      mode_name(r->mode) : "unavailable");
+		if (r->status == FAMILY_OK)
+			continue;
+		assert_int_equal(r->status, FAMILY_UNAVAILABLE);
+		assert_int_equal(r->nattempts, 3);
+		for (int i = 0; i < r->nattempts; i++) {
+			assert_int_equal(r->attempts[i].mode, MODE_FENTRY + i);
+			assert_true(r->attempts[i].err > 0);
+			assert_true(strlen(r->attempts[i].why) > 10);
+		}
+	}
+	profile_free(&p);
+}
+
+/* Can anything attach here at all?  If not, say why once and skip all. */
+static int probe_environment(void **state)
+{
+	char out[600], *argv[] = { NULL, "record", "-q", "-d", "0.1",
+				   "--families", "access,exec", "-o", out, NULL };
+	char path[600], line[256];
+	FILE *f;
+
+	(void)state;
+	permscope_bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
+	workload_bin = getenv("PERMSCOPE_WORKLOAD") ? getenv("PERMSCOPE_WORKLOAD")
+						    : "build/tests/workload";
+	argv[0] = (char *)permscope_bin;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	if (geteuid() != 0) {
+		snprintf(skip_all, sizeof(skip_all), "not root: BPF needs CAP_BPF and CAP_PERFMON");
+		return 0;
+	}
+	if (access(permscope_bin, X_OK) || access(workload_bin, X_OK)) {
+		snprintf(skip_all, sizeof(skip_all), "%s or %s not built", permscope_bin, workload_bin);
+		return 0;
+	}
+	snprintf(out, sizeof(out), "%s/probe.json", tmpdir);
+	if (run(argv, "probe") != 0) {
+		snprintf(path, sizeof(path), "%s/probe.stderr", tmpdir);
+		snprintf(skip_all, sizeof(skip_all), "no probe family attaches on this kernel");
+		f = fopen(path, "r");
+		if (f && fgets(line, sizeof(line), f))
+			snprintf(skip_all, sizeof(skip_all), "%.*s", (int)strcspn(line, "\n"), line);
+		if (f)
+			fclose(f);
+	}
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int cleanup(void **state)
+{
+	char shm[64];
+
+	(void)state;
+	snprintf(shm, sizeof(shm), "/dev/shm/permscope-live-%d", getpid());
+	remove_tree(shm);
+	remove_tree(tmpdir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(access_default_creds_allocate_no_cred),
+		cmocka_unit_test(access_with_a_cleared_effective_cap_allocates_creds),
+		cmocka_unit_test(access_with_at_eaccess_is_counted_and_needs_no_cred),
+		cmocka_unit_test(exec_of_a_missing_path_fails_early_with_enoent),
+		cmocka_unit_test(exec_of_an_existing_file_is_seen_allocating_an_mm),
+		cmocka_unit_test(recording_a_command_counts_only_its_processes),
+		cmocka_unit_test(sigterm_stops_a_recording_and_keeps_the_profile),
+		cmocka_unit_test(lookup_counts_directory_checks_on_tmpfs),
+		cmocka_unit_test(unavailable_families_explain_every_mode),
+	};
+
+	return cmocka_run_group_tests_name("live", tests, probe_environment, cleanup);
+}
