@@ -82,7 +82,7 @@ static: $(OUT)/static/permscope
 
 $(OUT)/static/permscope: $(OBJS) | check-tools
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -static -o $@ $^ $(LDLIBS) -lzstd
+	$(CC) $(CFLAGS) -static -o $@ $^ $(LDLIBS)
 	@echo "built $@ (static)"
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools

@@ -9,6 +9,7 @@
 #include "util.h"
 
 #define BAR_WIDTH 40
+#define NO_CALLS_HINT "no calls seen (an idle machine? 'permscope record -- CMD' records one)"
 
 int report_format_by_name(const char *name)
 {
@@ -86,6 +87,30 @@ static void bar(FILE *out, __u64 v, __u64 max)
 	fputc('|', out);
 }
 
+/* "    LABEL      text..." folded at 80 columns under the text's first word. */
+static void wrapped(FILE *out, const char *label, const char *text)
+{
+	const int indent = 15, width = 80;
+	int col = fprintf(out, "    %-10s ", label);
+
+	while (*text) {
+		int word = strcspn(text, " ");
+
+		if (col > indent && col + word > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		}
+		col += fprintf(out, "%.*s", word, text);
+		text += word;
+		if (*text == ' ') {
+			text++;
+			if (*text && col + 1 + (int)strcspn(text, " ") <= width)
+				col += fprintf(out, " ");
+		}
+	}
+	fputc('\n', out);
+}
+
 static void unavailable_text(FILE *out, const struct family_result *r)
 {
 	if (r->status == FAMILY_NOT_REQUESTED) {
@@ -94,7 +119,7 @@ static void unavailable_text(FILE *out, const struct family_result *r)
 	}
 	fprintf(out, "  unavailable: no attach mode worked on this kernel\n");
 	for (int i = 0; i < r->nattempts; i++)
-		fprintf(out, "    %-10s %s\n", mode_name(r->attempts[i].mode), r->attempts[i].why);
+		wrapped(out, mode_name(r->attempts[i].mode), r->attempts[i].why);
 }
 
 static void header_text(FILE *out, const struct profile *p)
@@ -234,6 +259,8 @@ static void access_text(FILE *out, const struct profile *p, bool histograms)
 		return;
 	}
 	fprintf(out, "  [%s]\n", mode_name(r->mode));
+	if (!total)
+		fprintf(out, "  %s\n", NO_CALLS_HINT);
 	outcome_rows(out, access_outcome_names, access_meaning, s->calls, ACCESS_OUTCOMES, order);
 	fprintf(out, "  avoidable cred allocations per call: %.3f",
 		total ? (double)s->calls[ACCESS_AVOIDABLE] / total : 0.0);
@@ -260,6 +287,8 @@ static void exec_text(FILE *out, const struct profile *p, bool histograms)
 		return;
 	}
 	fprintf(out, "  [%s]\n", mode_name(r->mode));
+	if (!sum_u64(s->calls, EXEC_OUTCOMES))
+		fprintf(out, "  %s\n", NO_CALLS_HINT);
 	outcome_rows(out, exec_outcome_names, exec_meaning, s->calls, EXEC_OUTCOMES, order);
 	for (int e = 0; e < EXEC_ERRNO_MAX; e++) {
 		const char *n;

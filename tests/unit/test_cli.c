@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The command line contract of the permscope binary: --help and --version,
+ * bad usage and bad input give "Error: ..." and exit status 2, output files
+ * are written whole.  Runs ./permscope (or $PERMSCOPE_BIN) without a shell.
+ */
+#include <fcntl.h>
+#include <linux/types.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "profile.h"
+
+extern char **environ;
+
+static const char *bin;
+static char tmpdir[] = "/tmp/permscope-cli.XXXXXX";
+static char out_text[65536], err_text[65536];
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+}
+
+/* Run permscope with the given arguments; stdout/stderr land in out_text/err_text. */
+static int permscope(const char *first, ...)
+{
+	char *argv[32], out[600], err[600];
+	posix_spawn_file_actions_t fa;
+	int n = 0, status;
+	va_list ap;
+	pid_t pid;
+
+	argv[n++] = (char *)bin;
+	va_start(ap, first);
+	for (const char *a = first; a && n < 31; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	slurp(out, out_text, sizeof(out_text));
+	slurp(err, err_text, sizeof(err_text));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+#define assert_contains(hay, needle) do {                                     \
+	if (!strstr((hay), (needle)))                                         \
+		fail_msg("expected \"%s\" in:\n%s", (needle), (hay));          \
+} while (0)
+
+static void write_file(const char *name, const char *text, char *path, size_t size)
+{
+	FILE *f;
+
+	snprintf(path, size, "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A small valid profile written through the real writer. */
+static void write_profile(char *path, size_t size)
+{
+	struct profile p;
+
+	profile_init(&p);
+	strcpy(p.kernel_release, "6.18.0-test");
+	strcpy(p.hostname, "testhost");
+	p.start_ns = 1700000000ULL * 1000000000ULL;
+	p.end_ns = p.start_ns + 5000000000ULL;
+	p.fam[FAMILY_ACCESS].status = FAMILY_OK;
+	p.fam[FAMILY_ACCESS].mode = MODE_TRACEPOINT;
+	p.access.calls[ACCESS_FAST] = 1000;
+	p.access.latency[ACCESS_FAST].slots[9] = 1000; /* [512, 1024) ns */
+	p.access.latency[ACCESS_FAST].count = 1000;
+	p.access.latency[ACCESS_FAST].sum = 700000;
+	p.fam[FAMILY_EXEC].status = FAMILY_NOT_REQUESTED;
+	p.fam[FAMILY_LOOKUP].status = FAMILY_UNAVAILABLE;
+	p.fam[FAMILY_LOOKUP].nattempts = 1;
+	p.fam[FAMILY_LOOKUP].attempts[0].mode = MODE_FENTRY;
+	p.fam[FAMILY_LOOKUP].attempts[0].err = 1;
+	strcpy(p.fam[FAMILY_LOOKUP].attempts[0].why, "load: EPERM; refused here");
+	snprintf(path, size, "%s/good.json", tmpdir);
+	assert_int_equal(profile_write(&p, path), 0);
+	profile_free(&p);
+}
+
+static void version_and_help_succeed(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("--version", NULL), 0);
+	assert_contains(out_text, "permscope " PERMSCOPE_VERSION);
+	assert_int_equal(permscope("--help", NULL), 0);
+	assert_contains(out_text, "record");
+	assert_contains(out_text, "report");
+	assert_int_equal(permscope("record", "--help", NULL), 0);
+	assert_contains(out_text, "Usage: permscope record");
+	assert_contains(out_text, "--duration");
+	assert_contains(out_text, "--families");
+	assert_int_equal(permscope("report", "--help", NULL), 0);
+	assert_contains(out_text, "Usage: permscope report");
+	assert_contains(out_text, "--format");
+}
+
+static void no_command_or_an_unknown_one_is_bad_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope(NULL), 2);
+	assert_contains(err_text, "Usage: permscope COMMAND");
+	assert_int_equal(permscope("frobnicate", NULL), 2);
+	assert_contains(err_text, "Error: unknown command 'frobnicate'");
+}
+
+static void bad_record_options_are_bad_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("record", "--mode", "uprobe", NULL), 2);
+	assert_contains(err_text, "unknown mode 'uprobe'");
+	assert_int_equal(permscope("record", "--families", "access,dcache", NULL), 2);
+	assert_contains(err_text, "unknown family 'dcache'");
+	assert_int_equal(permscope("record", "-d", "-1", NULL), 2);
+	assert_contains(err_text, "invalid duration '-1'");
+	assert_int_equal(permscope("record", "-d", "soon", NULL), 2);
+	assert_int_equal(permscope("record", "--comm", "a-name-longer-than-15", NULL), 2);
+	assert_contains(err_text, "invalid command name");
+	assert_int_equal(permscope("record", "--pid", "12x", NULL), 2);
+	assert_contains(err_text, "invalid pid '12x'");
+	assert_int_equal(permscope("record", "--pid", "1", "--", "true", NULL), 2);
+	assert_contains(err_text, "Error: --pid and a command exclude each other");
+	assert_int_equal(permscope("record", "--no-such-option", NULL), 2);
+}
+
+static void recording_a_process_that_does_not_exist_is_bad_input(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("record", "--pid", "4194303", "-d", "1", NULL), 2);
+	assert_contains(err_text, "Error: --pid 4194303: no such process");
+}
+
+static void unreadable_or_malformed_profiles_exit_2(void **state)
+{
+	char path[600];
+
+	(void)state;
+	assert_int_equal(permscope("report", "/nonexistent/p.json", NULL), 2);
+	assert_contains(err_text, "Error: /nonexistent/p.json: cannot open:");
+	write_file("trunc.json", "{\"format\": \"permscope-profile/1\", \"host\": {", path, sizeof(path));
+	assert_int_equal(permscope("report", path, NULL), 2);
+	assert_contains(err_text, "not valid JSON");
+	write_file("v2.json", "{\"format\": \"permscope-profile/2\"}", path, sizeof(path));
+	assert_int_equal(permscope("report", path, NULL), 2);
+	assert_contains(err_text, "unsupported format \"permscope-profile/2\"");
+	write_file("other.json", "[1, 2, 3]", path, sizeof(path));
+	assert_int_equal(permscope("report", path, NULL), 2);
+	assert_contains(err_text, "expected a JSON object at the top");
+}
+
+static void report_rejects_options_that_do_not_fit(void **state)
+{
+	char path[600];
+
+	(void)state;
+	write_profile(path, sizeof(path));
+	assert_int_equal(permscope("report", path, "--format", "yaml", NULL), 2);
+	assert_contains(err_text, "unknown format 'yaml'");
+	assert_int_equal(permscope("report", path, "-d", "3", NULL), 2);
+	assert_contains(err_text, "need no FILE");
+	assert_int_equal(permscope("report", path, path, NULL), 2);
+	assert_contains(err_text, "one profile at a time");
+}
+
+static void report_of_a_saved_profile_in_each_format(void **state)
+{
+	char path[600];
+
+	(void)state;
+	write_profile(path, sizeof(path));
+	assert_int_equal(permscope("report", path, NULL), 0);
+	assert_contains(out_text, "permscope report: kernel 6.18.0-test on testhost");
+	assert_contains(out_text, "fast                 1000  100.0%");
+	assert_contains(out_text, "load: EPERM; refused here");
+	assert_contains(out_text, "not recorded (not in --families)");
+	assert_int_equal(permscope("report", path, "--format", "json", NULL), 0);
+	assert_contains(out_text, "\"format\": \"permscope-report/1\"");
+	assert_int_equal(permscope("report", path, "-j", NULL), 0);
+	assert_contains(out_text, "\"fast\": 1000");
+	assert_int_equal(permscope("report", path, "--format", "csv", NULL), 0);
+	assert_contains(out_text, "family,subject,metric,value\n");
+	assert_contains(out_text, "access,fast,calls,1000\n");
+}
+
+static void report_output_file_is_written_whole_and_stdout_stays_empty(void **state)
+{
+	char path[600], out[700], text[65536];
+
+	(void)state;
+	write_profile(path, sizeof(path));
+	snprintf(out, sizeof(out), "%s/report.csv", tmpdir);
+	assert_int_equal(permscope("report", path, "--format", "csv", "-o", out, NULL), 0);
+	assert_string_equal(out_text, "");
+	slurp(out, text, sizeof(text));
+	assert_contains(text, "access,fast,calls,1000\n");
+	assert_int_equal(permscope("report", path, "-o", "/nonexistent-dir/r.txt", NULL), 1);
+	assert_contains(err_text, "Error: cannot write /nonexistent-dir/r.txt");
+}
+
+static void a_command_that_cannot_run_is_bad_input(void **state)
+{
+	char out[600];
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: not root, the probes must attach before the command runs\n");
+		skip();
+	}
+	snprintf(out, sizeof(out), "%s/never.json", tmpdir);
+	assert_int_equal(permscope("record", "-q", "--families", "access", "-o", out, "--",
+				   "/nonexistent/command", NULL), 2);
+	assert_contains(err_text, "Error: cannot run '/nonexistent/command'");
+	assert_int_equal(access(out, F_OK), -1);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char path[700];
+	static const char *const files[] = {
+		"stdout", "stderr", "trunc.json", "v2.json", "other.json", "good.json", "report.csv",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, files[i]);
+		unlink(path);
+	}
+	return rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(version_and_help_succeed),
+		cmocka_unit_test(no_command_or_an_unknown_one_is_bad_usage),
+		cmocka_unit_test(bad_record_options_are_bad_usage),
+		cmocka_unit_test(recording_a_process_that_does_not_exist_is_bad_input),
+		cmocka_unit_test(unreadable_or_malformed_profiles_exit_2),
+		cmocka_unit_test(report_rejects_options_that_do_not_fit),
+		cmocka_unit_test(report_of_a_saved_profile_in_each_format),
+		cmocka_unit_test(report_output_file_is_written_whole_and_stdout_stays_empty),
+		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
+}
