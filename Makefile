@@ -10,7 +10,7 @@ LLVM_STRIP ?= llvm-strip
 
 # Debian packages the build and the tests need (see README, "Dependencies").
 DEPS_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-             libjansson-dev libcmocka-dev pkg-config
+             libjansson-dev libcmocka-dev
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \

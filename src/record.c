@@ -424,6 +424,7 @@ int cmd_record(int argc, char **argv)
 		render_json(stdout, &p);
 	else if (verbosity >= 0)
 		render_text(stdout, &p, false);
+	fflush(stdout); /* the summary before the note, also when piped */
 	info("\nProfile written to %s; 'permscope report %s' shows the histograms.",
 	     c.output, c.output);
 	if (p.command && p.exit_status != 0)
