@@ -229,6 +229,27 @@ static void wait_until_done(const struct record_opts *o, struct workload *w, str
 	}
 }
 
+/* "Recording lookup: unavailable, access: tracepoint, ... until Ctrl-C." */
+static void announce(const struct profile *p, const struct record_opts *o)
+{
+	char line[256];
+	size_t len = 0;
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (p->fam[f].status == FAMILY_NOT_REQUESTED)
+			continue;
+		len += snprintf(line + len, sizeof(line) - len, "%s%s: %s", len ? ", " : "",
+				family_name(f), p->fam[f].status == FAMILY_OK ?
+				mode_name(p->fam[f].mode) : "unavailable");
+		if (len >= sizeof(line))
+			break;
+	}
+	if (o->command)
+		info("Recording (%s) while %s runs...", line, o->command[0]);
+	else
+		info("Recording (%s)%s", line, o->duration_s ? "..." : " until Ctrl-C or SIGTERM...");
+}
+
 static char **copy_argv(char **argv)
 {
 	int n = 0;
@@ -290,8 +311,6 @@ int record_run(const struct record_opts *o, struct profile *p)
 		if (!fams[f])
 			continue;
 		attached++;
-		if (verbosity > 0)
-			info("%s: attached in %s mode", family_name(f), mode_name(p->fam[f].mode));
 		if ((o->pid && family_track(fams[f], o->pid)) ||
 		    (w.pid && family_track(fams[f], w.pid)))
 			warn("%s: cannot set the process filter: %s", family_name(f), strerror(errno));
@@ -309,6 +328,7 @@ int record_run(const struct record_opts *o, struct profile *p)
 		goto out;
 	}
 
+	announce(p, o);
 	p->start_ns = now_realtime_ns();
 	if (w.pid) {
 		err = workload_release(&w);
@@ -318,8 +338,6 @@ int record_run(const struct record_opts *o, struct profile *p)
 			ret = EXIT_USAGE;
 			goto out;
 		}
-	} else if (!o->duration_s) {
-		info("Recording until Ctrl-C...");
 	}
 	wait_until_done(o, &w, p);
 	p->end_ns = now_realtime_ns();

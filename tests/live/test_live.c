@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -320,6 +321,140 @@ static void sigterm_stops_a_recording_and_keeps_the_profile(void **state)
 	profile_free(&p);
 }
 
+/*
+ * A child forked by this test (so no exec, no dynamic loader) that makes
+ * exactly `n` access() calls when released, under command name `comm`.
+ */
+struct caller {
+	pid_t pid;
+	int go;
+};
+
+static struct caller access_caller(const char *comm, int n)
+{
+	struct caller c;
+	int fds[2];
+	char byte;
+
+	assert_int_equal(pipe(fds), 0);
+	c.pid = fork();
+	assert_true(c.pid >= 0);
+	if (c.pid == 0) {
+		close(fds[1]);
+		prctl(PR_SET_NAME, comm);
+		if (read(fds[0], &byte, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < n; i++)
+			access("/", R_OK);
+		_exit(0);
+	}
+	close(fds[0]);
+	c.go = fds[1];
+	return c;
+}
+
+static void caller_run(struct caller *c)
+{
+	int status;
+
+	assert_int_equal(write(c->go, "g", 1), 1);
+	close(c->go);
+	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Start `permscope record ARGS` in the background; return once it is attached. */
+static pid_t start_recording(const char *tag, char **argv)
+{
+	posix_spawn_file_actions_t fa;
+	char err[600];
+	pid_t pid;
+
+	snprintf(err, sizeof(err), "%s/%s.stderr", tmpdir, tag);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, permscope_bin, &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	/* It says "Recording (...)" on stderr once every family is attached. */
+	for (int i = 0; i < 200 && !stderr_says(tag, "Recording ("); i++)
+		usleep(50000);
+	if (!stderr_says(tag, "Recording (")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		show_stderr(tag);
+		fail_msg("permscope record did not start within 10 s");
+	}
+	return pid;
+}
+
+static void stop_recording(pid_t pid, const char *out, struct profile *p)
+{
+	char err[512];
+	int status;
+
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (profile_read(out, p, err, sizeof(err)))
+		fail_msg("%s: %s", out, err);
+}
+
+/* --pid: exactly the calls of that process, none of a busier neighbour. */
+static void pid_filter_counts_exactly_that_process(void **state)
+{
+	struct caller target, noise;
+	char out[600], pid[16], *argv[] = { NULL, "record", "-d", "60", "--families", "access",
+					    "--pid", pid, "-o", out, NULL };
+	struct profile p;
+	pid_t rec;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	argv[0] = (char *)permscope_bin;
+	snprintf(out, sizeof(out), "%s/pid.json", tmpdir);
+	target = access_caller("ps-target", 300);
+	noise = access_caller("ps-noise", 3000);
+	snprintf(pid, sizeof(pid), "%d", target.pid);
+	rec = start_recording("pid", argv);
+	caller_run(&noise);
+	caller_run(&target);
+	stop_recording(rec, out, &p);
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_int_equal(p.filter_pid, target.pid);
+	assert_int_equal(access_calls(&p), 300);
+	profile_free(&p);
+}
+
+/* --comm: exactly the calls of tasks with that name, machine-wide. */
+static void comm_filter_counts_exactly_tasks_of_that_name(void **state)
+{
+	struct caller a, b, noise;
+	char out[600], *argv[] = { NULL, "record", "-d", "60", "--families", "access",
+				   "--comm", "ps-wanted", "-o", out, NULL };
+	struct profile p;
+	pid_t rec;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	argv[0] = (char *)permscope_bin;
+	snprintf(out, sizeof(out), "%s/comm.json", tmpdir);
+	a = access_caller("ps-wanted", 200);
+	b = access_caller("ps-wanted", 50);
+	noise = access_caller("ps-wanted-not", 3000); /* shares a prefix */
+	rec = start_recording("comm", argv);
+	caller_run(&a);
+	caller_run(&noise);
+	caller_run(&b);
+	stop_recording(rec, out, &p);
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_string_equal(p.filter_comm, "ps-wanted");
+	assert_int_equal(access_calls(&p), 250);
+	profile_free(&p);
+}
+
 /* Lookup counts per filesystem, where this kernel lets the family attach. */
 static void lookup_counts_directory_checks_on_tmpfs(void **state)
 {
@@ -451,6 +586,8 @@ int main(void)
 		cmocka_unit_test(exec_of_an_existing_file_is_seen_allocating_an_mm),
 		cmocka_unit_test(recording_a_command_counts_only_its_processes),
 		cmocka_unit_test(sigterm_stops_a_recording_and_keeps_the_profile),
+		cmocka_unit_test(pid_filter_counts_exactly_that_process),
+		cmocka_unit_test(comm_filter_counts_exactly_tasks_of_that_name),
 		cmocka_unit_test(lookup_counts_directory_checks_on_tmpfs),
 		cmocka_unit_test(unavailable_families_explain_every_mode),
 	};

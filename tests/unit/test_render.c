@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Report rendering (src/render.c) of tests/unit/data/sample-profile.json,
+ * compared byte for byte with tests/unit/golden/, plus facts checked
+ * directly.  PERMSCOPE_UPDATE_GOLDEN=1 rewrites the golden files instead;
+ * read the diff before committing them.
+ */
+#include <linux/types.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "profile.h"
+#include "render.h"
+
+static const char *testdata(void)
+{
+	const char *d = getenv("PERMSCOPE_TESTDATA");
+
+	return d && *d ? d : "tests/unit/data";
+}
+
+static void load_sample(struct profile *p)
+{
+	char *path, err[512] = "";
+
+	assert_true(asprintf(&path, "%s/sample-profile.json", testdata()) > 0);
+	if (profile_read(path, p, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	free(path);
+}
+
+enum render_kind { TEXT_FULL, TEXT_SUMMARY, JSON, CSV };
+
+/* The rendered report as a malloc'ed string. */
+static char *render(const struct profile *p, enum render_kind kind, size_t *lenp)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	switch (kind) {
+	case TEXT_FULL: render_text(out, p, true); break;
+	case TEXT_SUMMARY: render_text(out, p, false); break;
+	case JSON: assert_int_equal(render_json(out, p), 0); break;
+	case CSV: render_csv(out, p); break;
+	}
+	assert_int_equal(fclose(out), 0);
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+/* ---- golden files ------------------------------------------------------- */
+
+static char *read_all(const char *path, size_t *lenp)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, n;
+	char chunk[4096];
+	FILE *mem;
+
+	if (!f)
+		return NULL;
+	mem = open_memstream(&buf, &len);
+	assert_non_null(mem);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, mem);
+	fclose(f);
+	fclose(mem);
+	*lenp = len;
+	return buf;
+}
+
+static void write_all(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* 1-based line of the first byte where a and b differ. */
+static int first_difference(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int line = 1;
+
+	for (size_t i = 0; i < alen && i < blen && a[i] == b[i]; i++)
+		if (a[i] == '\n')
+			line++;
+	return line;
+}
+
+static void assert_matches_golden(const char *name, const char *text, size_t len)
+{
+	const char *update = getenv("PERMSCOPE_UPDATE_GOLDEN");
+	char *golden, *want, got[512];
+	size_t want_len = 0;
+	int fd;
+
+	assert_true(asprintf(&golden, "%s/../golden/%s", testdata(), name) > 0);
+	if (update && strcmp(update, "1") == 0) {
+		write_all(golden, text, len);
+		print_message("updated %s\n", golden);
+		free(golden);
+		return;
+	}
+	want = read_all(golden, &want_len);
+	if (!want)
+		fail_msg("cannot read %s: %s (PERMSCOPE_UPDATE_GOLDEN=1 writes it)", golden,
+			 strerror(errno));
+	if (want_len != len || memcmp(want, text, len) != 0) {
+		snprintf(got, sizeof(got), "%s/permscope-%s.XXXXXX",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+		fd = mkstemp(got);
+		assert_true(fd >= 0);
+		close(fd);
+		write_all(got, text, len);
+		print_error("%s differs from the rendered report, first at line %d; see\n"
+			    "  diff -u %s %s\n", name, first_difference(want, want_len, text, len),
+			    golden, got);
+		fail();
+	}
+	free(want);
+	free(golden);
+}
+
+static void check_golden(enum render_kind kind, const char *name)
+{
+	struct profile p;
+	size_t len;
+	char *text;
+
+	load_sample(&p);
+	text = render(&p, kind, &len);
+	assert_matches_golden(name, text, len);
+	free(text);
+	profile_free(&p);
+}
+
+static void full_text_report_matches_golden(void **state)
+{
+	(void)state;
+	check_golden(TEXT_FULL, "report.txt");
+}
+
+static void text_summary_matches_golden(void **state)
+{
+	(void)state;
+	check_golden(TEXT_SUMMARY, "summary.txt");
+}
+
+static void json_report_matches_golden(void **state)
+{
+	(void)state;
+	check_golden(JSON, "report.json");
+}
+
+static void csv_report_matches_golden(void **state)
+{
+	(void)state;
+	check_golden(CSV, "report.csv");
+}
+
+/* ---- facts checked directly -------------------------------------------- */
+
+static json_t *render_parsed_json(const struct profile *p)
+{
+	json_error_t jerr;
+	char *text = render(p, JSON, NULL);
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+
+	if (!root)
+		fail_msg("render_json output is not JSON: line %d: %s", jerr.line, jerr.text);
+	free(text);
+	return root;
+}
+
+/* root.families.<name>, which must be an object */
+static json_t *family(json_t *root, const char *name)
+{
+	json_t *v = json_object_get(json_object_get(root, "families"), name);
+
+	if (!json_is_object(v))
+		fail_msg("families.%s: not an object", name);
+	return v;
+}
+
+static void assert_has_keys(json_t *obj, const char *where, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (!json_object_get(obj, *keys))
+			fail_msg("%s: no key \"%s\"", where, *keys);
+}
+
+static __u64 uint_at(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!json_is_integer(v))
+		fail_msg("\"%s\": not an integer", key);
+	return json_integer_value(v);
+}
+
+static void json_report_has_the_documented_keys_and_totals(void **state)
+{
+	static const char *const access_keys[] = {
+		"mode", "calls", "needed", "avoidable", "fast", "unsafe", NULL,
+	};
+	static const char *const exec_keys[] = {
+		"mode", "calls", "enoent", "enoent_early", "enoent_late", NULL,
+	};
+	static const char *const fs_keys[] = {
+		"checks", "did_skip", "would_skip", "flag_v2", NULL,
+	};
+	struct profile p;
+	json_t *root, *access, *exec, *per_fs, *tmpfs;
+
+	(void)state;
+	load_sample(&p);
+	root = render_parsed_json(&p);
+	assert_string_equal(json_string_value(json_object_get(root, "format")),
+			    "permscope-report/1");
+
+	access = family(root, "access");
+	assert_has_keys(access, "families.access", access_keys);
+	assert_string_equal(json_string_value(json_object_get(access, "mode")), "fentry");
+	assert_int_equal(uint_at(access, "calls"), 38400 + 1520);
+	assert_int_equal(uint_at(access, "fast"), 38400);
+
+	exec = family(root, "exec");
+	assert_has_keys(exec, "families.exec", exec_keys);
+	assert_int_equal(uint_at(exec, "calls"), 212 + 1340 + 6);
+	assert_int_equal(uint_at(exec, "enoent"), 1340); /* early + late */
+
+	per_fs = json_object_get(family(root, "lookup"), "per_fs");
+	tmpfs = json_object_get(per_fs, "tmpfs");
+	assert_true(json_is_object(tmpfs));
+	assert_has_keys(tmpfs, "families.lookup.per_fs.tmpfs", fs_keys);
+	assert_int_equal(uint_at(tmpfs, "checks"), 48000);
+	assert_true(json_real_value(json_object_get(tmpfs, "did_skip_ratio")) == 0.95);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(per_fs, "ext4"),
+			    "main_ineligibility")), "not_opted_in");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(per_fs, "btrfs"),
+			    "main_ineligibility")), "acl_not_cached");
+	json_decref(root);
+	profile_free(&p);
+}
+
+static void make_lookup_unavailable(struct profile *p)
+{
+	struct family_result *r = &p->fam[FAMILY_LOOKUP];
+
+	memset(r, 0, sizeof(*r));
+	r->status = FAMILY_UNAVAILABLE;
+	r->nattempts = 2;
+	r->attempts[0].mode = MODE_FENTRY;
+	r->attempts[0].err = EPERM;
+	strcpy(r->attempts[0].why, "load fentry_inode_permission: EPERM");
+	r->attempts[1].mode = MODE_KPROBE;
+	r->attempts[1].err = ENOENT;
+	strcpy(r->attempts[1].why, "no kprobe PMU, no \"kprobe_events\"");
+}
+
+static void unavailable_lookup_renders_unavailable_with_a_reason(void **state)
+{
+	struct profile p;
+	json_t *root, *lookup;
+	const char *reason;
+	char *text;
+
+	(void)state;
+	load_sample(&p);
+	make_lookup_unavailable(&p);
+
+	root = render_parsed_json(&p);
+	lookup = family(root, "lookup");
+	assert_string_equal(json_string_value(json_object_get(lookup, "mode")), "unavailable");
+	reason = json_string_value(json_object_get(lookup, "reason"));
+	assert_non_null(reason);
+	assert_true(reason[0] != 0);
+	assert_non_null(strstr(reason, "load fentry_inode_permission: EPERM"));
+	assert_null(json_object_get(lookup, "per_fs"));
+	json_decref(root);
+
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_non_null(strstr(text, "  unavailable: no attach mode worked on this kernel\n"
+				     "    fentry     load fentry_inode_permission: EPERM\n"));
+	assert_null(strstr(text, "tmpfs"));
+	free(text);
+	profile_free(&p);
+}
+
+static void not_requested_family_says_so(void **state)
+{
+	struct profile p;
+	json_t *root;
+	char *text;
+
+	(void)state;
+	load_sample(&p);
+	memset(&p.fam[FAMILY_EXEC], 0, sizeof(p.fam[FAMILY_EXEC]));
+	p.fam[FAMILY_EXEC].status = FAMILY_NOT_REQUESTED;
+
+	root = render_parsed_json(&p);
+	assert_string_equal(json_string_value(json_object_get(family(root, "exec"), "mode")),
+			    "not_requested");
+	json_decref(root);
+	text = render(&p, CSV, NULL);
+	assert_non_null(strstr(text, "\nexec,,mode,not_requested\n"));
+	assert_null(strstr(text, "\nexec,ok,"));
+	free(text);
+	profile_free(&p);
+}
+
+static void csv_has_a_header_and_four_fields_a_row(void **state)
+{
+	struct profile p;
+	char *text, *line, *save = NULL;
+	int rows = 0;
+
+	(void)state;
+	load_sample(&p);
+	text = render(&p, CSV, NULL);
+	assert_true(strncmp(text, "family,subject,metric,value\n", 28) == 0);
+	/* No field of the sample holds a comma: three separators a row. */
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int commas = 0;
+
+		for (char *c = line; *c; c++)
+			commas += *c == ',';
+		if (commas != 3)
+			fail_msg("CSV row with %d commas: %s", commas, line);
+		rows++;
+	}
+	assert_true(rows > 1);
+	free(text);
+	profile_free(&p);
+}
+
+static void csv_quotes_a_field_with_a_comma_or_a_quote(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	load_sample(&p);
+	make_lookup_unavailable(&p);
+	text = render(&p, CSV, NULL);
+	assert_non_null(strstr(text, "\nlookup,,mode,unavailable\n"));
+	assert_non_null(strstr(text, "\nlookup,fentry,why,load fentry_inode_permission: EPERM\n"));
+	/* RFC 4180: quoted, inner quotes doubled */
+	assert_non_null(strstr(text,
+		"\nlookup,kprobe,why,\"no kprobe PMU, no \"\"kprobe_events\"\"\"\n"));
+	free(text);
+	profile_free(&p);
+}
+
+static void text_lists_busiest_filesystem_first_with_its_main_reason(void **state)
+{
+	struct profile p;
+	char *text, *ext4, *tmpfs, *btrfs;
+
+	(void)state;
+	load_sample(&p);
+	text = render(&p, TEXT_SUMMARY, NULL);
+	/* checks: ext4 120000 > tmpfs 48000 > btrfs 9000; not name order */
+	ext4 = strstr(text, "\n  ext4 ");
+	tmpfs = strstr(text, "\n  tmpfs ");
+	btrfs = strstr(text, "\n  btrfs ");
+	assert_non_null(ext4);
+	assert_non_null(tmpfs);
+	assert_non_null(btrfs);
+	assert_true(ext4 < tmpfs && tmpfs < btrfs);
+	assert_non_null(strstr(ext4, "  not_opted_in (94.0%)\n"));
+	assert_non_null(strstr(btrfs, "  acl_not_cached (7.5%)\n"));
+	/* the summary has no histograms */
+	assert_null(strstr(text, "distribution"));
+	free(text);
+	profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(full_text_report_matches_golden),
+		cmocka_unit_test(text_summary_matches_golden),
+		cmocka_unit_test(json_report_matches_golden),
+		cmocka_unit_test(csv_report_matches_golden),
+		cmocka_unit_test(json_report_has_the_documented_keys_and_totals),
+		cmocka_unit_test(unavailable_lookup_renders_unavailable_with_a_reason),
+		cmocka_unit_test(not_requested_family_says_so),
+		cmocka_unit_test(csv_has_a_header_and_four_fields_a_row),
+		cmocka_unit_test(csv_quotes_a_field_with_a_comma_or_a_quote),
+		cmocka_unit_test(text_lists_busiest_filesystem_first_with_its_main_reason),
+	};
+
+	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
+}
