@@ -24,16 +24,18 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u64 cred_alloc_lo = 0;
 const volatile __u64 cred_alloc_len = 0;
 
+/* The open call of a thread, in task-local storage: no hash on the hot path. */
 struct access_call {
 	__u64 start_ns;
+	__u8 open;
 	__u8 needed;
 	__u8 allocated;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u32); /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct access_call);
 } inflight SEC(".maps");
 
@@ -51,46 +53,51 @@ static __always_inline struct access_stats *this_cpu_stats(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
+static __always_inline struct access_call *this_call(__u64 flags)
+{
+	return bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, flags);
+}
+
 static __always_inline int call_enter(int flags)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = id;
-	struct access_call call = {};
+	struct access_call *call;
 	struct access_stats *s;
 	struct cred_view cred;
 
-	if (!task_wanted(id))
+	if (!task_wanted(bpf_get_current_pid_tgid()))
 		return 0;
+	call = this_call(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!call) {
+		s = this_cpu_stats();
+		if (s)
+			s->drops++;
+		return 0;
+	}
 	read_current_cred(&cred);
-	call.needed = access_needs_override(&cred, flags);
+	call->needed = access_needs_override(&cred, flags);
+	call->allocated = 0;
+	call->open = 1;
 	if (flags & PS_AT_EACCESS) {
 		s = this_cpu_stats();
 		if (s)
 			s->eaccess++;
 	}
-	call.start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&inflight, &tid, &call, BPF_ANY)) {
-		s = this_cpu_stats();
-		if (s)
-			s->drops++;
-	}
+	call->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
 static __always_inline int call_exit(void)
 {
-	__u32 tid = bpf_get_current_pid_tgid();
-	struct access_call *call;
+	struct access_call *call = this_call(0);
 	struct access_stats *s;
 	enum access_outcome o;
 	__u64 delta;
 
-	call = bpf_map_lookup_elem(&inflight, &tid);
-	if (!call)
+	if (!call || !call->open)
 		return 0;
+	call->open = 0;
 	delta = bpf_ktime_get_ns() - call->start_ns;
 	o = access_outcome(call->needed, call->allocated);
-	bpf_map_delete_elem(&inflight, &tid);
 	s = this_cpu_stats();
 	if (!s || o >= ACCESS_OUTCOMES)
 		return 0;
@@ -102,10 +109,9 @@ static __always_inline int call_exit(void)
 /* A cred is being allocated by this thread: note it if a call is open. */
 static __always_inline void cred_allocated(void)
 {
-	__u32 tid = bpf_get_current_pid_tgid();
-	struct access_call *call = bpf_map_lookup_elem(&inflight, &tid);
+	struct access_call *call = this_call(0);
 
-	if (call)
+	if (call && call->open)
 		call->allocated = 1;
 }
 

@@ -23,16 +23,17 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u64 mm_alloc_lo = 0;
 const volatile __u64 mm_alloc_len = 0;
 
+/* The open call of a thread, in task-local storage: no hash on the hot path. */
 struct exec_call {
 	__u64 start_ns;
+	__u8 open;
 	__u8 mm_allocated;
 };
 
-/* LRU: a multi-threaded exec returns under another tid and leaves its entry. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u32); /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct exec_call);
 } inflight SEC(".maps");
 
@@ -43,37 +44,49 @@ struct {
 	__type(value, struct exec_stats);
 } stats SEC(".maps");
 
+static __always_inline struct exec_call *this_call(__u64 flags)
+{
+	return bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, flags);
+}
+
 static __always_inline int call_enter(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = id, zero = 0;
-	struct exec_call call = {};
+	struct exec_call *call;
 	struct exec_stats *s;
+	__u32 zero = 0;
 
-	if (!task_wanted(id))
+	if (!task_wanted(bpf_get_current_pid_tgid()))
 		return 0;
-	call.start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&inflight, &tid, &call, BPF_ANY)) {
+	call = this_call(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!call) {
 		s = bpf_map_lookup_elem(&stats, &zero);
 		if (s)
 			s->drops++;
+		return 0;
 	}
+	call->mm_allocated = 0;
+	call->open = 1;
+	call->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
+/*
+ * A multi-threaded exec returns in the thread that took over the leader's
+ * pid; task storage follows the task_struct, so the call is still found.
+ */
 static __always_inline int call_exit(long ret)
 {
-	__u32 tid = bpf_get_current_pid_tgid(), zero = 0;
-	struct exec_call *call;
+	struct exec_call *call = this_call(0);
 	struct exec_stats *s;
 	enum exec_outcome o;
+	__u32 zero = 0;
 	__u64 delta;
 	long err = -ret;
 	__u8 mm;
 
-	call = bpf_map_lookup_elem(&inflight, &tid);
-	if (!call)
+	if (!call || !call->open)
 		return 0;
+	call->open = 0;
 	delta = bpf_ktime_get_ns() - call->start_ns;
 	mm = call->mm_allocated;
 	if (ret == 0)
@@ -82,7 +95,6 @@ static __always_inline int call_exit(long ret)
 		o = mm ? EXEC_ENOENT_LATE : EXEC_ENOENT_EARLY;
 	else
 		o = EXEC_ERROR_OTHER;
-	bpf_map_delete_elem(&inflight, &tid);
 
 	s = bpf_map_lookup_elem(&stats, &zero);
 	if (!s)
@@ -103,10 +115,9 @@ static __always_inline int call_exit(long ret)
 
 static __always_inline void mm_allocated(void)
 {
-	__u32 tid = bpf_get_current_pid_tgid();
-	struct exec_call *call = bpf_map_lookup_elem(&inflight, &tid);
+	struct exec_call *call = this_call(0);
 
-	if (call)
+	if (call && call->open)
 		call->mm_allocated = 1;
 }
 

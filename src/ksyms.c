@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Functions: text symbols, and weak ones (W), which bound their neighbours too. */
 static int is_text(char type)
 {
-	return type == 't' || type == 'T';
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
 int ksyms_resolve(const char *path, struct ksym_range *ranges, int n)

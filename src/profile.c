@@ -157,23 +157,32 @@ static json_t *access_to_json(const struct access_stats *s)
 			 "drops", (json_int_t)s->drops, "outcomes", o);
 }
 
-static const char *errno_key(int e)
+const char *errno_key(int e, char *buf, size_t size)
 {
-	const char *n = e ? strerrorname_np(e) : NULL;
+	const char *n;
 
-	return n ? n : "other";
+	if (e <= 0 || e >= EXEC_ERRNO_MAX)
+		return "other";
+	n = strerrorname_np(e);
+	if (n)
+		return n;
+	/* glibc names no errno 41 or 58: a number keeps them apart from "other". */
+	snprintf(buf, size, "errno%d", e);
+	return buf;
 }
 
 static json_t *exec_to_json(const struct exec_stats *s)
 {
 	json_t *o = json_object(), *errs = json_object();
+	char buf[16];
 
 	for (int i = 0; i < EXEC_OUTCOMES; i++)
 		json_object_set_new(o, exec_outcome_names[i], json_pack("{s:I,s:o}",
 			"calls", (json_int_t)s->calls[i], "latency", hist_to_json(&s->latency[i])));
 	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
 		if (s->errnos[e])
-			json_object_set_new(errs, errno_key(e), json_integer(s->errnos[e]));
+			json_object_set_new(errs, errno_key(e, buf, sizeof(buf)),
+					    json_integer(s->errnos[e]));
 	return json_pack("{s:I,s:I,s:o,s:o}", "mm_allocs", (json_int_t)s->mm_allocs,
 			 "drops", (json_int_t)s->drops, "outcomes", o, "errno", errs);
 }
@@ -363,6 +372,10 @@ static void read_hist(struct reader *r, json_t *obj, const char *path, struct hi
 		if (r->failed)
 			return;
 		slot = hist_slot_of_lo(lo);
+		if (slot >= 0 && h->slots[slot]) {
+			fail(r, "%s: bucket [%llu, ...) appears twice", bpath, (unsigned long long)lo);
+			return;
+		}
 		if (slot < 0 || !hi ||
 		    (hist_hi(slot) == UINT64_MAX ? !json_is_null(hi) :
 		     !json_is_integer(hi) || (uint64_t)json_integer_value(hi) != hist_hi(slot))) {
@@ -431,14 +444,11 @@ static void read_outcomes(struct reader *r, json_t *fj, const char *path,
 
 static int errno_by_key(const char *key)
 {
-	if (strcmp(key, "other") == 0)
-		return 0;
-	for (int e = 1; e < EXEC_ERRNO_MAX; e++) {
-		const char *n = strerrorname_np(e);
+	char buf[16];
 
-		if (n && strcmp(n, key) == 0)
+	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
+		if (strcmp(errno_key(e, buf, sizeof(buf)), key) == 0)
 			return e;
-	}
 	return -1;
 }
 
@@ -532,6 +542,10 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 		}
 		res->status = s;
 		read_attempts(r, fj, path, res);
+		if (!r->failed && res->status == FAMILY_UNAVAILABLE && !res->nattempts) {
+			fail(r, "%s.attempts: an unavailable family must say why (no attempts)", path);
+			return;
+		}
 		mode = json_object_get(fj, "mode");
 		if (res->status == FAMILY_OK) {
 			int m = json_is_string(mode) ? mode_by_name(json_string_value(mode)) : -1;

@@ -76,6 +76,9 @@ extern const char *const access_outcome_names[ACCESS_OUTCOMES];
 extern const char *const exec_outcome_names[EXEC_OUTCOMES];
 const char *lookup_reason_name(enum lookup_reason r);
 
+/* The JSON key of an exec errno count: "ENOENT", "errno41", "other" (index 0). */
+const char *errno_key(int e, char *buf, size_t size);
+
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
 /* Fill host and kernel identity from uname() and /proc. */

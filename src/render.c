@@ -90,23 +90,20 @@ static void bar(FILE *out, __u64 v, __u64 max)
 /* "    LABEL      text..." folded at 80 columns under the text's first word. */
 static void wrapped(FILE *out, const char *label, const char *text)
 {
-	const int indent = 15, width = 80;
-	int col = fprintf(out, "    %-10s ", label);
+	const int margin = 14, width = 80; /* each word is printed with its leading space */
+	int col = fprintf(out, "    %-10s", label);
 
 	while (*text) {
-		int word = strcspn(text, " ");
+		int word;
 
-		if (col > indent && col + word > width) {
-			fprintf(out, "\n%*s", indent, "");
-			col = indent;
-		}
-		col += fprintf(out, "%.*s", word, text);
+		text += strspn(text, " ");
+		word = strcspn(text, " ");
+		if (!word)
+			break;
+		if (col > margin && col + 1 + word > width)
+			col = fprintf(out, "\n%*s", margin, "") - 1;
+		col += fprintf(out, " %.*s", word, text);
 		text += word;
-		if (*text == ' ') {
-			text++;
-			if (*text && col + 1 + (int)strcspn(text, " ") <= width)
-				col += fprintf(out, " ");
-		}
 	}
 	fputc('\n', out);
 }
@@ -279,6 +276,7 @@ static void exec_text(FILE *out, const struct profile *p, bool histograms)
 	const struct family_result *r = &p->fam[FAMILY_EXEC];
 	const struct exec_stats *s = &p->exec;
 	bool any = false;
+	char buf[16];
 
 	fprintf(out, "\nExec: execve outcomes and ENOENT");
 	if (r->status != FAMILY_OK) {
@@ -291,12 +289,10 @@ static void exec_text(FILE *out, const struct profile *p, bool histograms)
 		fprintf(out, "  %s\n", NO_CALLS_HINT);
 	outcome_rows(out, exec_outcome_names, exec_meaning, s->calls, EXEC_OUTCOMES, order);
 	for (int e = 0; e < EXEC_ERRNO_MAX; e++) {
-		const char *n;
-
 		if (!s->errnos[e])
 			continue;
-		n = e ? strerrorname_np(e) : NULL;
-		fprintf(out, "%s %s %llu", any ? "," : "  errno:", n ? n : "other", ull(s->errnos[e]));
+		fprintf(out, "%s %s %llu", any ? "," : "  errno:", errno_key(e, buf, sizeof(buf)),
+			ull(s->errnos[e]));
 		any = true;
 	}
 	if (any)
@@ -370,16 +366,15 @@ static json_t *exec_json(const struct profile *p)
 {
 	const struct exec_stats *s = &p->exec;
 	json_t *o, *errs;
+	char buf[16];
 
 	if (p->fam[FAMILY_EXEC].status != FAMILY_OK)
 		return unavailable_json(&p->fam[FAMILY_EXEC]);
 	errs = json_object();
-	for (int e = 0; e < EXEC_ERRNO_MAX; e++) {
-		const char *n = e ? strerrorname_np(e) : NULL;
-
+	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
 		if (s->errnos[e])
-			json_object_set_new(errs, n ? n : "other", json_integer(s->errnos[e]));
-	}
+			json_object_set_new(errs, errno_key(e, buf, sizeof(buf)),
+					    json_integer(s->errnos[e]));
 	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
 		"mode", mode_name(p->fam[FAMILY_EXEC].mode),
 		"calls", (json_int_t)sum_u64(s->calls, EXEC_OUTCOMES),
@@ -547,17 +542,16 @@ void render_csv(FILE *out, const struct profile *p)
 	}
 	if (csv_status(out, p, FAMILY_EXEC)) {
 		const struct exec_stats *s = &p->exec;
+		char buf[16];
 
 		for (int i = 0; i < EXEC_OUTCOMES; i++) {
 			csv_u64(out, "exec", exec_outcome_names[i], "calls", s->calls[i]);
 			csv_u64(out, "exec", exec_outcome_names[i], "latency_sum_ns", s->latency[i].sum);
 		}
-		for (int e = 0; e < EXEC_ERRNO_MAX; e++) {
-			const char *n = e ? strerrorname_np(e) : NULL;
-
+		for (int e = 0; e < EXEC_ERRNO_MAX; e++)
 			if (s->errnos[e])
-				csv_u64(out, "exec", n ? n : "other", "errno_calls", s->errnos[e]);
-		}
+				csv_u64(out, "exec", errno_key(e, buf, sizeof(buf)), "errno_calls",
+					s->errnos[e]);
 		csv_u64(out, "exec", "all", "mm_allocs", s->mm_allocs);
 		csv_u64(out, "exec", "all", "drops", s->drops);
 	}

@@ -292,15 +292,10 @@ static void histogram_buckets_are_written_as_log2_ranges(void **state)
 }
 
 /*
- * KNOWN BUG, fails until fixed: src/profile.c errno_key() names an errno
- * that strerrorname_np() does not know (41 and 58 on Linux/glibc) "other",
- * the key of errnos[0], so exec_to_json()'s json_object_set_new() replaces
- * the "other" count with it.  Here errnos[0] = 1 and errnos[41] = 7 are
- * written as one "other": 7 and read back as errnos[0] = 7: one count is
- * lost.  Expected: the total survives (a distinct key such as "E41", or the
- * counts summed into "other").
+ * glibc names no errno 41 or 58; their counts are written under their own
+ * key ("errno41"), never merged into "other" (errnos[0]) and lost.
  */
-static void known_bug_errno_without_a_name_keeps_its_count(void **state)
+static void errno_without_a_glibc_name_keeps_its_own_count(void **state)
 {
 	struct profile p, back;
 	char err[512] = "";
@@ -317,7 +312,7 @@ static void known_bug_errno_without_a_name_keeps_its_count(void **state)
 	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
 		got += back.exec.errnos[e];
 	if (got != want)
-		print_message("KNOWN BUG (src/profile.c errno_key): errno 41 written as \"other\"\n");
+		print_message("errno 41 lost in the round trip\n");
 	assert_int_equal(got, want);
 	profile_free(&back);
 	profile_free(&p);
@@ -396,6 +391,8 @@ static const struct bad_input bad_inputs[] = {
 	  "start/end: expected UTC times like 2026-01-31T12:00:00.000000000Z", true },
 	{ "command with a number", SET, "workload.command", "1", "7",
 	  "workload.command[1]: expected a string", true },
+	{ "unavailable family that does not say why", SET, "families.lookup", "status",
+	  "\"unavailable\"", "families.lookup.attempts: an unavailable family must say why", true },
 };
 
 /* The member at a dotted path: "families.exec.attempts.0". */
@@ -511,14 +508,10 @@ static void malformed_profiles_are_refused_with_a_precise_message(void **state)
 }
 
 /*
- * KNOWN BUG, fails until fixed: src/profile.c read_hist() does
- * h->slots[slot] = cnt but total += cnt, so two buckets with the same lo
- * pass the "add up to count" check while the slot keeps only the last
- * count: [512, 1024) listed twice with count 500 each, "count": 1010
- * (with the other 10 samples) is accepted and read as slots[9] = 500,
- * count = 1010, a histogram whose slots sum to 510.  Expected: refused.
+ * Two buckets with the same [lo, hi) could add up to the count while the
+ * slot kept only one of them: the reader refuses a repeated bucket.
  */
-static void known_bug_duplicate_latency_bucket_is_refused(void **state)
+static void duplicate_latency_bucket_is_refused(void **state)
 {
 	struct profile p;
 	json_t *root, *buckets, *copy;
@@ -540,7 +533,7 @@ static void known_bug_duplicate_latency_bucket_is_refused(void **state)
 
 	ret = profile_from_json(bad, &p, err, sizeof(err));
 	if (ret == 0) {
-		print_message("KNOWN BUG (src/profile.c read_hist): duplicate bucket accepted, "
+		print_message("duplicate bucket accepted, "
 			      "slots[9] = %llu, count = %llu\n",
 			      (unsigned long long)p.access.latency[ACCESS_FAST].slots[9],
 			      (unsigned long long)p.access.latency[ACCESS_FAST].count);
@@ -740,9 +733,9 @@ int main(void)
 		cmocka_unit_test(full_profile_survives_json_round_trip),
 		cmocka_unit_test(unavailable_and_not_requested_families_survive_round_trip),
 		cmocka_unit_test(histogram_buckets_are_written_as_log2_ranges),
-		cmocka_unit_test(known_bug_errno_without_a_name_keeps_its_count),
+		cmocka_unit_test(errno_without_a_glibc_name_keeps_its_own_count),
 		cmocka_unit_test(malformed_profiles_are_refused_with_a_precise_message),
-		cmocka_unit_test(known_bug_duplicate_latency_bucket_is_refused),
+		cmocka_unit_test(duplicate_latency_bucket_is_refused),
 		cmocka_unit_test_setup_teardown(written_profile_reads_back_with_mode_0644_and_no_temp_file,
 						make_tmpdir, remove_tmpdir),
 		cmocka_unit_test_setup_teardown(writing_over_a_symlink_replaces_the_link_not_its_target,

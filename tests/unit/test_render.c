@@ -303,6 +303,57 @@ static void unavailable_lookup_renders_unavailable_with_a_reason(void **state)
 	profile_free(&p);
 }
 
+static void long_reason_is_folded_at_80_columns(void **state)
+{
+	struct profile p;
+	char *text, *line, *save = NULL;
+
+	(void)state;
+	load_sample(&p);
+	make_lookup_unavailable(&p);
+	strcpy(p.fam[FAMILY_LOOKUP].attempts[1].why,
+	       "attach kprobe_inode_permission: ENOENT; kprobes are not available here: "
+	       "no kprobe PMU, no kprobe_events, and no tracefs mounted either");
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_non_null(strstr(text,
+		"    kprobe     attach kprobe_inode_permission: ENOENT; kprobes are not available\n"
+		"               here: no kprobe PMU, no kprobe_events, and no tracefs mounted\n"
+		"               either\n"));
+	/* the attempt lines, the only ones indented by 4 in the summary */
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "    ", 4) == 0 && strlen(line) > 80)
+			fail_msg("line of %zu columns: %s", strlen(line), line);
+	free(text);
+	profile_free(&p);
+}
+
+/*
+ * A word that would end exactly at column 80 with its space goes to the
+ * next line, under the first word, never glued to the word before it.
+ */
+static void folded_reason_wraps_a_word_that_would_end_at_column_80(void **state)
+{
+	struct profile p;
+	char *text, why[80];
+
+	(void)state;
+	load_sample(&p);
+	make_lookup_unavailable(&p);
+	snprintf(why, sizeof(why), "%.55s %.10s",
+		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		 "bbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	strcpy(p.fam[FAMILY_LOOKUP].attempts[1].why, why);
+	text = render(&p, TEXT_SUMMARY, NULL);
+	if (strstr(text, "abbbbbbbbbb"))
+		print_message("words glued: \"aaaaa%.10s\"\n",
+			      strstr(text, "abbbbbbbbbb") + 1);
+	assert_null(strstr(text, "abbbbbbbbbb"));
+	assert_non_null(strstr(text, "    kprobe     aaaaa"));
+	assert_non_null(strstr(text, "aaaaa\n               bbbbbbbbbb\n"));
+	free(text);
+	profile_free(&p);
+}
+
 static void not_requested_family_says_so(void **state)
 {
 	struct profile p;
@@ -401,6 +452,8 @@ int main(void)
 		cmocka_unit_test(csv_report_matches_golden),
 		cmocka_unit_test(json_report_has_the_documented_keys_and_totals),
 		cmocka_unit_test(unavailable_lookup_renders_unavailable_with_a_reason),
+		cmocka_unit_test(long_reason_is_folded_at_80_columns),
+		cmocka_unit_test(folded_reason_wraps_a_word_that_would_end_at_column_80),
 		cmocka_unit_test(not_requested_family_says_so),
 		cmocka_unit_test(csv_has_a_header_and_four_fields_a_row),
 		cmocka_unit_test(csv_quotes_a_field_with_a_comma_or_a_quote),
