@@ -21,11 +21,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define MAY_EXEC 0x1
 
-/* inode_permission() nesting depth per thread (overlayfs nests it). */
+/* inode_permission() nesting depth per thread (overlayfs nests it), in task storage. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32); /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, __u32);
 } depth SEC(".maps");
 
@@ -44,21 +44,22 @@ struct {
 	__type(value, struct lookup_fs_name);
 } fs_names SEC(".maps");
 
+static __always_inline __u32 *this_depth(__u64 flags)
+{
+	return bpf_task_storage_get(&depth, bpf_get_current_task_btf(), 0, flags);
+}
+
 static __always_inline void depth_inc(void)
 {
-	__u32 tid = bpf_get_current_pid_tgid(), one = 1;
-	__u32 *d = bpf_map_lookup_elem(&depth, &tid);
+	__u32 *d = this_depth(BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (d)
-		(*d)++; /* only this thread touches its entry */
-	else
-		bpf_map_update_elem(&depth, &tid, &one, BPF_ANY);
+		(*d)++; /* only this thread touches its own storage */
 }
 
 static __always_inline void depth_dec(void)
 {
-	__u32 tid = bpf_get_current_pid_tgid();
-	__u32 *d = bpf_map_lookup_elem(&depth, &tid);
+	__u32 *d = this_depth(0);
 
 	if (d && *d > 0)
 		(*d)--;
@@ -66,8 +67,7 @@ static __always_inline void depth_dec(void)
 
 static __always_inline bool nested(void)
 {
-	__u32 tid = bpf_get_current_pid_tgid();
-	__u32 *d = bpf_map_lookup_elem(&depth, &tid);
+	__u32 *d = this_depth(0);
 
 	return d && *d > 0;
 }
