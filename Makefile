@@ -69,7 +69,7 @@ test: deps
 	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS)
 	@tests/run-all $(OUT)/tests
 
-unit-test: $(UNIT_BINS)
+unit-test: permscope $(UNIT_BINS)
 	@tests/run-all --unit-only $(OUT)/tests
 
 live-test: permscope $(LIVE_BINS)

@@ -119,6 +119,19 @@ static void unavailable_text(FILE *out, const struct family_result *r)
 		wrapped(out, mode_name(r->attempts[i].mode), r->attempts[i].why);
 }
 
+/* A family's heading with its mode; false (after saying why) when it did not record. */
+static bool section(FILE *out, const char *title, const struct family_result *r)
+{
+	fprintf(out, "\n%s", title);
+	if (r->status != FAMILY_OK) {
+		fputc('\n', out);
+		unavailable_text(out, r);
+		return false;
+	}
+	fprintf(out, "  [%s]\n", mode_name(r->mode));
+	return true;
+}
+
 static void header_text(FILE *out, const struct profile *p)
 {
 	char when[48];
@@ -152,13 +165,8 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 	const struct fs_result **fs;
 	__u64 max = 0, violations = 0;
 
-	fprintf(out, "\nLookup: MAY_EXEC checks on directories, per filesystem");
-	if (r->status != FAMILY_OK) {
-		fputc('\n', out);
-		unavailable_text(out, r);
+	if (!section(out, "Lookup: MAY_EXEC checks on directories, per filesystem", r))
 		return;
-	}
-	fprintf(out, "  [%s]\n", mode_name(r->mode));
 	if (!p->nfs) {
 		fprintf(out, "  no directory MAY_EXEC checks seen\n");
 		return;
@@ -249,13 +257,8 @@ static void access_text(FILE *out, const struct profile *p, bool histograms)
 	const struct access_stats *s = &p->access;
 	__u64 total = sum_u64(s->calls, ACCESS_OUTCOMES);
 
-	fprintf(out, "\nAccess: faccessat cred override");
-	if (r->status != FAMILY_OK) {
-		fputc('\n', out);
-		unavailable_text(out, r);
+	if (!section(out, "Access: faccessat cred override", r))
 		return;
-	}
-	fprintf(out, "  [%s]\n", mode_name(r->mode));
 	if (!total)
 		fprintf(out, "  %s\n", NO_CALLS_HINT);
 	outcome_rows(out, access_outcome_names, access_meaning, s->calls, ACCESS_OUTCOMES, order);
@@ -278,13 +281,8 @@ static void exec_text(FILE *out, const struct profile *p, bool histograms)
 	bool any = false;
 	char buf[16];
 
-	fprintf(out, "\nExec: execve outcomes and ENOENT");
-	if (r->status != FAMILY_OK) {
-		fputc('\n', out);
-		unavailable_text(out, r);
+	if (!section(out, "Exec: execve outcomes and ENOENT", r))
 		return;
-	}
-	fprintf(out, "  [%s]\n", mode_name(r->mode));
 	if (!sum_u64(s->calls, EXEC_OUTCOMES))
 		fprintf(out, "  %s\n", NO_CALLS_HINT);
 	outcome_rows(out, exec_outcome_names, exec_meaning, s->calls, EXEC_OUTCOMES, order);
