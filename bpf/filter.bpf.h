@@ -46,16 +46,20 @@ static __always_inline bool task_wanted(__u64 pid_tgid)
 	return true;
 }
 
-SEC("tracepoint/sched/sched_process_fork")
-int track_fork(struct trace_event_raw_sched_process_fork *ctx)
+/* sched_process_fork(parent, child): follow new processes of tracked ones. */
+SEC("raw_tp/sched_process_fork")
+int track_fork(struct bpf_raw_tracepoint_args *ctx)
 {
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
 	__u32 parent = bpf_get_current_pid_tgid() >> 32;
-	__u32 child = ctx->child_pid;
+	__u32 pid = BPF_CORE_READ(child, pid);
 	__u8 one = 1;
 
-	/* Threads share their parent's tgid, which is tracked already. */
+	/* A new thread shares its tgid, tracked already: only processes go in. */
+	if (pid != (__u32)BPF_CORE_READ(child, tgid))
+		return 0;
 	if (bpf_map_lookup_elem(&tracked, &parent))
-		bpf_map_update_elem(&tracked, &child, &one, BPF_NOEXIST);
+		bpf_map_update_elem(&tracked, &pid, &one, BPF_NOEXIST);
 	return 0;
 }
 

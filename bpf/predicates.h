@@ -68,8 +68,8 @@ static inline bool mode_is_dir(__u16 mode)
 
 /*
  * Could lookup skip inode_permission() for this directory?  Returns
- * LOOKUP_ELIGIBLE or the first reason it cannot, checked in the order the
- * reasons are listed in enum lookup_reason.
+ * LOOKUP_ELIGIBLE or the first reason it cannot: mode, then the ACL state
+ * (not cached, or present: an uncached i_acl is non-NULL too), then opt-in.
  */
 static inline enum lookup_reason lookup_eligibility(const struct dir_view *d)
 {

@@ -9,7 +9,8 @@
 #include "util.h"
 
 static const struct argp_option common_options[] = {
-	{ "quiet", 'q', 0, 0, "Print only results and errors", -1 },
+	{ "quiet", 'q', 0, 0, "No progress, notes or summary: only errors and the output asked "
+	  "for (the profile of record, the report of report)", -1 },
 	{ "verbose", 'v', 0, 0, "Explain more, including libbpf's log", -1 },
 	{ "json", 'j', 0, 0, "Print JSON instead of text", -1 },
 	{ 0 },

@@ -349,7 +349,7 @@ static void read_hist(struct reader *r, json_t *obj, const char *path, struct hi
 {
 	json_t *buckets, *b;
 	char bpath[160];
-	uint64_t total = 0;
+	uint64_t total = 0, seen = 0;
 	size_t i;
 
 	memset(h, 0, sizeof(*h));
@@ -372,7 +372,7 @@ static void read_hist(struct reader *r, json_t *obj, const char *path, struct hi
 		if (r->failed)
 			return;
 		slot = hist_slot_of_lo(lo);
-		if (slot >= 0 && h->slots[slot]) {
+		if (slot >= 0 && (seen & (1ULL << slot))) {
 			fail(r, "%s: bucket [%llu, ...) appears twice", bpath, (unsigned long long)lo);
 			return;
 		}
@@ -383,6 +383,7 @@ static void read_hist(struct reader *r, json_t *obj, const char *path, struct hi
 			return;
 		}
 		h->slots[slot] = cnt;
+		seen |= 1ULL << slot;
 		total += cnt;
 	}
 	if (!r->failed && total != h->count)
@@ -439,6 +440,9 @@ static void read_outcomes(struct reader *r, json_t *fj, const char *path,
 		calls[i] = member_u64(r, oj, opath, "calls");
 		snprintf(hpath, sizeof(hpath), "%s.latency", opath);
 		read_hist(r, member(r, oj, opath, "latency", JSON_OBJECT), hpath, &lat[i]);
+		if (!r->failed && lat[i].count != calls[i])
+			fail(r, "%s: %llu calls but %llu latency samples", opath,
+			     (unsigned long long)calls[i], (unsigned long long)lat[i].count);
 	}
 }
 

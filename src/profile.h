@@ -55,7 +55,7 @@ struct profile {
 	char boot_id[40];
 
 	char **command;   /* workload argv, NULL-terminated; NULL when none */
-	int exit_status;  /* workload exit status, -1 when none or killed */
+	int exit_status;  /* exit status, 128 + signal if killed; -1: none, or stopped by us */
 	int filter_pid;   /* 0: none */
 	char filter_comm[16];
 

@@ -24,7 +24,7 @@ static const struct argp_option record_options[] = {
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Attach only in MODE: fentry, kprobe or tracepoint (default: the first that "
 	  "works, in that order)", 1 },
-	{ "pid", 'p', "PID", 0, "Count only process PID", 1 },
+	{ "pid", 'p', "PID", 0, "Count only process PID and the processes it starts", 1 },
 	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 1 },
 	{ 0 },
 };
@@ -124,11 +124,12 @@ static int workload_fork(char **argv, const sigset_t *oldmask, struct workload *
 		char c;
 		int err;
 
-		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		close(go[1]);
 		close(ex[0]);
+		/* Still blocked: a Ctrl-C now reaches the recorder, which stops cleanly. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* the recorder gave up before releasing us */
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		execvp(argv[0], argv);
 		err = errno;
 		if (write(ex[1], &err, sizeof(err)) < 0)
@@ -173,6 +174,27 @@ static void progress(double left, double total)
 	fprintf(stderr, "\rRecording: %4.0f s of %.0f s left (Ctrl-C stops early) ", left, total);
 }
 
+/* The shell's convention: the exit status, or 128 + the signal that killed it. */
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Stop a workload that outlived the recording: SIGTERM, a second, SIGKILL. */
+static void workload_stop(struct workload *w)
+{
+	int status;
+
+	kill(w->pid, SIGTERM);
+	for (int i = 0; i < 20; i++) {
+		if (waitpid(w->pid, &status, WNOHANG) == w->pid)
+			return;
+		usleep(50000);
+	}
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, &status, 0);
+}
+
 /*
  * Wait for the end of the recording: the workload exiting, the duration
  * running out, or SIGINT/SIGTERM.  Signals are blocked and taken here
@@ -195,7 +217,7 @@ static void wait_until_done(const struct record_opts *o, struct workload *w, str
 		int sig;
 
 		if (w->pid > 0 && waitpid(w->pid, &status, WNOHANG) == w->pid) {
-			p->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+			p->exit_status = exit_code(status);
 			w->pid = 0;
 			break;
 		}
@@ -209,23 +231,14 @@ static void wait_until_done(const struct record_opts *o, struct workload *w, str
 		ts.tv_sec = wait_ns / 1000000000ULL;
 		ts.tv_nsec = wait_ns % 1000000000ULL;
 		sig = sigtimedwait(&set, NULL, &ts);
-		if (sig == SIGINT || sig == SIGTERM) {
-			if (w->pid > 0)
-				kill(w->pid, SIGTERM); /* Ctrl-C reached it already; SIGTERM may not have */
+		if (sig == SIGINT || sig == SIGTERM)
 			break;
-		}
 	}
 	if (deadline && verbosity >= 0 && isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	if (w->pid > 0) {
-		/* Stopped early: the workload gets a moment to finish, then is killed. */
-		for (int i = 0; i < 20 && waitpid(w->pid, &status, WNOHANG) == 0; i++)
-			usleep(50000);
-		if (waitpid(w->pid, &status, WNOHANG) == 0) {
-			kill(w->pid, SIGKILL);
-			waitpid(w->pid, &status, 0);
-		}
-		p->exit_status = -1;
+		workload_stop(w);
+		p->exit_status = -1; /* stopped by us: no status of its own */
 	}
 }
 
@@ -293,6 +306,8 @@ int record_run(const struct record_opts *o, struct profile *p)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &oldmask);
+	/* A workload that died before its release must give an error, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (o->command) {
 		err = workload_fork(o->command, &oldmask, &w);
@@ -441,13 +456,17 @@ int cmd_record(int argc, char **argv)
 	if (c.common.json)
 		render_json(stdout, &p);
 	else if (verbosity >= 0)
-		render_text(stdout, &p, false);
+		render_text(stdout, &p, false); /* -q: the profile file is the only output */
 	fflush(stdout); /* the summary before the note, also when piped */
 	info("\nProfile written to %s; 'permscope report %s' shows the histograms.",
 	     c.output, c.output);
-	if (p.command && p.exit_status != 0)
-		warn("the command %s (status %d): counts may be partial", p.exit_status < 0 ?
-		     "was stopped" : "failed", p.exit_status);
+	if (p.command && p.exit_status < 0)
+		warn("the recording ended before the command did: it was stopped, counts "
+		     "cover only what it did until then");
+	else if (p.command && p.exit_status > 128)
+		warn("the command was killed by signal %d", p.exit_status - 128);
+	else if (p.command && p.exit_status)
+		warn("the command failed with status %d", p.exit_status);
 	profile_free(&p);
 	return EXIT_OK;
 }

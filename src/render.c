@@ -147,11 +147,15 @@ static void header_text(FILE *out, const struct profile *p)
 		fprintf(out, "command:");
 		for (char **a = p->command; *a; a++)
 			fprintf(out, " %s", *a);
-		if (p->exit_status >= 0)
+		if (p->exit_status > 128)
+			fprintf(out, " (killed by signal %d)", p->exit_status - 128);
+		else if (p->exit_status >= 0)
 			fprintf(out, " (exit %d)", p->exit_status);
+		else
+			fprintf(out, " (stopped when the recording ended)");
 		fputc('\n', out);
 	} else if (p->filter_pid) {
-		fprintf(out, "pid %d only\n", p->filter_pid);
+		fprintf(out, "pid %d and the processes it started\n", p->filter_pid);
 	} else {
 		fprintf(out, "all processes\n");
 	}
@@ -267,7 +271,7 @@ static void access_text(FILE *out, const struct profile *p, bool histograms)
 	if (s->eaccess)
 		fprintf(out, "; %llu calls with AT_EACCESS", ull(s->eaccess));
 	if (s->drops)
-		fprintf(out, "; %llu calls not followed (table full)", ull(s->drops));
+		fprintf(out, "; %llu calls not followed (no task storage)", ull(s->drops));
 	fputc('\n', out);
 	if (histograms)
 		latency_text(out, "access", access_outcome_names, s->latency, ACCESS_OUTCOMES);
@@ -297,7 +301,7 @@ static void exec_text(FILE *out, const struct profile *p, bool histograms)
 		fputc('\n', out);
 	fprintf(out, "  calls that allocated an mm: %llu\n", ull(s->mm_allocs));
 	if (s->drops)
-		fprintf(out, "  %llu calls not followed (table full)\n", ull(s->drops));
+		fprintf(out, "  %llu calls not followed (no task storage)\n", ull(s->drops));
 	if (histograms)
 		latency_text(out, "exec", exec_outcome_names, s->latency, EXEC_OUTCOMES);
 }

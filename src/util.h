@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit statuses, the contract scripts rely on (docs/permscope.md). */
+/* Exit statuses, the contract scripts rely on (README, "Commands"). */
 enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,  /* the job failed */

@@ -455,6 +455,45 @@ static void comm_filter_counts_exactly_tasks_of_that_name(void **state)
 	profile_free(&p);
 }
 
+/* A command killed by a signal is recorded with the shell's 128 + signal. */
+static void command_killed_by_a_signal_is_told_apart(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	workload_bin = "/bin/sh";
+	record_workload("killed", "exec", &p, "-c", "kill -9 $$", NULL);
+	workload_bin = getenv("PERMSCOPE_WORKLOAD") ? getenv("PERMSCOPE_WORKLOAD")
+						    : "build/tests/workload";
+	assert_int_equal(p.exit_status, 128 + SIGKILL);
+	assert_true(stderr_says("killed", "killed by signal 9"));
+	profile_free(&p);
+}
+
+/* -d shorter than the command: the command is stopped, the profile says so. */
+static void duration_stops_a_longer_command(void **state)
+{
+	char out[600], err[512], *argv[] = { NULL, "record", "-q", "-d", "0.5", "--families",
+					      "exec", "-o", out, "--", "/bin/sleep", "30", NULL };
+	struct timespec start, end;
+	struct profile p;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	argv[0] = (char *)permscope_bin;
+	snprintf(out, sizeof(out), "%s/duration.json", tmpdir);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	assert_int_equal(run(argv, "duration"), 0);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	assert_true(end.tv_sec - start.tv_sec < 10); /* SIGTERM ended sleep, not its 30 s */
+	if (profile_read(out, &p, err, sizeof(err)))
+		fail_msg("%s: %s", out, err);
+	assert_int_equal(p.exit_status, -1);
+	assert_true(stderr_says("duration", "the recording ended before the command did"));
+	profile_free(&p);
+}
+
 /* Lookup counts per filesystem, where this kernel lets the family attach. */
 static void lookup_counts_directory_checks_on_tmpfs(void **state)
 {
@@ -588,6 +627,8 @@ int main(void)
 		cmocka_unit_test(sigterm_stops_a_recording_and_keeps_the_profile),
 		cmocka_unit_test(pid_filter_counts_exactly_that_process),
 		cmocka_unit_test(comm_filter_counts_exactly_tasks_of_that_name),
+		cmocka_unit_test(command_killed_by_a_signal_is_told_apart),
+		cmocka_unit_test(duration_stops_a_longer_command),
 		cmocka_unit_test(lookup_counts_directory_checks_on_tmpfs),
 		cmocka_unit_test(unavailable_families_explain_every_mode),
 	};
