@@ -55,7 +55,7 @@ enum access_outcome {
 struct access_stats {
 	__u64 calls[ACCESS_OUTCOMES];
 	__u64 eaccess;  /* calls with AT_EACCESS (never need an override) */
-	__u64 drops;    /* calls not followed: in-flight table full */
+	__u64 drops;    /* calls not followed: no task storage for them */
 	struct hist latency[ACCESS_OUTCOMES];
 };
 

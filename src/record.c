@@ -366,6 +366,13 @@ int record_run(const struct record_opts *o, struct profile *p)
 out:
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		family_stop(fams[f]);
+	/*
+	 * The recording is over: a Ctrl-C or SIGTERM still pending (one that
+	 * also ended the workload, say) must not kill us before the profile is
+	 * written, so take it now instead of on unblocking.
+	 */
+	while (sigtimedwait(&set, NULL, &(struct timespec){ 0 }) > 0)
+		;
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return ret;
 }
