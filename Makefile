@@ -78,7 +78,11 @@ live-test: permscope $(LIVE_BINS)
 permscope: $(OBJS) | check-tools
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-static: $(OUT)/static/permscope
+static: $(OUT)/static/permscope $(OUT)/static/workload
+
+$(OUT)/static/workload: tests/live/workload.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(OUT)/static/permscope: $(OBJS) | check-tools
 	@mkdir -p $(@D)

@@ -114,18 +114,27 @@ static __always_inline void permission_check(const struct inode *inode, int mask
 	if (!s)
 		return;
 	s->checks++;
-	if (!nested())
-		s->did_skip++;
 	why = lookup_eligibility(&d);
 	if (why == LOOKUP_ELIGIBLE)
 		s->would_skip++;
 	else if (why < LOOKUP_REASONS)
 		s->ineligible[why]++;
-	if (d.opflags & PS_IOP_FASTPERM_MAY_EXEC) {
-		s->flag_v2++;
+	/*
+	 * A skipped full check on an ineligible directory is the one outcome
+	 * that is never safe, whatever the kernel's version of the change.
+	 */
+	if (!nested()) {
+		s->did_skip++;
 		if (why != LOOKUP_ELIGIBLE)
 			s->violations++;
 	}
+	/*
+	 * 0x80 is the v2 precomputed "skippable" bit, and in the merged change a
+	 * filesystem's opt-in (IOP_FASTPERM_MAY_EXEC) that btrfs sets on every
+	 * directory: counted, not judged.
+	 */
+	if (d.opflags & PS_IOP_FASTPERM_MAY_EXEC)
+		s->flag_v2++;
 }
 
 SEC("fentry/inode_permission")

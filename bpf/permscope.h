@@ -37,7 +37,16 @@ static inline unsigned int hist_slot(__u64 v)
 
 static inline void hist_add(struct hist *h, __u64 v)
 {
-	h->slots[hist_slot(v)]++;
+	/*
+	 * hist_slot() clamps already, but the compiler then drops any check
+	 * and older verifiers (6.1) lose the bound: a volatile copy keeps an
+	 * explicit check on the very register used as the index.
+	 */
+	volatile unsigned int slot = hist_slot(v);
+	unsigned int i = slot;
+
+	if (i < HIST_SLOTS)
+		h->slots[i]++;
 	h->count++;
 	h->sum += v;
 }
@@ -100,8 +109,8 @@ struct lookup_stats {
 	__u64 checks;     /* MAY_EXEC checks on directories */
 	__u64 did_skip;   /* not nested in inode_permission(): fast path taken */
 	__u64 would_skip; /* eligibility predicate holds */
-	__u64 flag_v2;    /* i_opflags & 0x80 */
-	__u64 violations; /* flag_v2 set although the predicate is false */
+	__u64 flag_v2;    /* i_opflags & 0x80 (v2 flag / merged opt-in) */
+	__u64 violations; /* did skip although the predicate is false */
 	__u64 ineligible[LOOKUP_REASONS]; /* [0] unused */
 };
 

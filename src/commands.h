@@ -23,5 +23,6 @@ int emit_output(const char *path, const char *data, size_t len);
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -252,11 +252,12 @@ static const char *mode_hint(enum attach_mode m, int err)
 {
 	switch (err) {
 	case EPERM:
-	case EACCES:
 		if (geteuid() != 0)
 			return "run as root: loading BPF needs CAP_BPF and CAP_PERFMON";
 		return m == MODE_FENTRY ? "this kernel refuses BPF trampolines (fentry/fexit)"
-					: "the kernel refused the program: run with -v for the verifier log";
+					: "the kernel refused the program: run with -v";
+	case EACCES:
+		return "the verifier rejected the program: run with -v for its log";
 	case ENOENT:
 	case ESRCH:
 		if (m == MODE_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK))

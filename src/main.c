@@ -22,6 +22,7 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, "attach the probes, run a command or wait, write a profile" },
 	{ "report", cmd_report, "per-filesystem skip report from a profile (or 5 s of this machine)" },
+	{ "check", cmd_check, "which families can attach here, and struct cred's cacheline layout" },
 };
 
 static void usage(FILE *out)

@@ -179,7 +179,7 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 	if (!fs)
 		return;
 	fprintf(out, "  %-14s %10s %9s %11s %8s  %s\n", "FS", "CHECKS", "DID SKIP",
-		"WOULD SKIP", "FLAG v2", "MAIN INELIGIBILITY");
+		"WOULD SKIP", "0x80 SET", "MAIN INELIGIBILITY");
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct lookup_stats *s = &fs[i]->s;
 		enum lookup_reason why = main_reason(s);
@@ -196,7 +196,7 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 		violations += s->violations;
 	}
 	if (violations)
-		fprintf(out, "  VIOLATION: %llu checks saw the v2 flag on an ineligible directory\n",
+		fprintf(out, "  VIOLATION: %llu full checks skipped on ineligible directories\n",
 			ull(violations));
 	if (histograms) {
 		fprintf(out, "\n  did skip vs full check, per filesystem\n");

@@ -9,6 +9,10 @@
  *   workload eaccess N         N x faccessat(AT_FDCWD, "/", R_OK, AT_EACCESS)
  *   workload exec-missing N    N x execve() of a missing absolute path
  *   workload stat N PATH       N x stat(PATH)
+ *   workload exec-path N NAME  N x fork + execvp(NAME): the $PATH search, each
+ *                              directory before NAME's giving one ENOENT
+ *   workload setacl PATH       give PATH a POSIX access ACL with only allowing
+ *                              entries (raw setxattr: no setfacl needed)
  *   workload exec-existing N   N x fork + execve() of this program (which then
  *                              exits at once): exec that must allocate an mm
  *
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,11 +99,67 @@ static int run_exec_existing(long n)
 	return 0;
 }
 
+/* The on-disk POSIX ACL xattr format (include/uapi/linux/posix_acl_xattr.h). */
+struct acl_entry {
+	unsigned short tag, perm;
+	unsigned int id;
+};
+
+static int set_allowing_acl(const char *path)
+{
+	struct {
+		unsigned int version;
+		struct acl_entry e[5];
+	} acl = { 2, {
+		{ 0x01, 7, -1U },   /* ACL_USER_OBJ rwx */
+		{ 0x02, 5, 1000 },  /* ACL_USER 1000 r-x */
+		{ 0x04, 5, -1U },   /* ACL_GROUP_OBJ r-x */
+		{ 0x10, 5, -1U },   /* ACL_MASK r-x */
+		{ 0x20, 5, -1U },   /* ACL_OTHER r-x */
+	} };
+
+	if (setxattr(path, "system.posix_acl_access", &acl, sizeof(acl), 0)) {
+		perror("workload: setxattr system.posix_acl_access");
+		return 1;
+	}
+	return 0;
+}
+
+static int run_exec_path(long n, const char *name)
+{
+	char *argv[] = { (char *)name, "noop", "0", NULL };
+	int status;
+
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("workload: fork");
+			return 1;
+		}
+		if (pid == 0) {
+			execvp(name, argv);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "workload: %s not found in PATH\n", name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
 	long n;
 
+	if (argc == 3 && !strcmp(argv[1], "setacl"))
+		return set_allowing_acl(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "exec-path")) {
+		n = strtol(argv[2], &end, 10);
+		return *end ? 2 : run_exec_path(n, argv[3]);
+	}
 	if (argc == 4 && !strcmp(argv[1], "stat")) {
 		struct stat st;
 
@@ -112,7 +173,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3 || (n = strtol(argv[2], &end, 10)) < 0 || *end) {
 		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing|exec-existing N\n"
-				"       workload stat N PATH\n");
+				"       workload stat N PATH | exec-path N NAME | setacl PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "access"))

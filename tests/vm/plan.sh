@@ -1,0 +1,55 @@
+#!/bin/sh
+# The VM suite's plan, run by tests/vm/init inside the guest as root.  Every
+# workload is recorded on its own with `permscope record -- WORKLOAD`, so
+# each profile counts exactly one known workload.  Profiles go to /out.
+set -u
+P=/permscope
+W=/workload
+N_STAT=${N_STAT:-20000}
+N_ACCESS=${N_ACCESS:-2000}
+N_EXEC=${N_EXEC:-500}
+
+rec() { # rec NAME FAMILIES [record options] -- WORKLOAD...
+	name=$1 families=$2
+	shift 2
+	echo "== $name"
+	$P record -q --families "$families" -o "/out/$name.json" "$@" ||
+		echo "permscope-vm: recording $name failed with $?"
+}
+
+$P check --json > /out/check.json 2>/out/check.stderr
+
+# lookup: stat a file at the end of a 6-deep tree of 0755 directories, and
+# the same with d3 carrying an allowing ACL, or mode 0711, or mode 0750.
+for fs in tmpfs ext4 btrfs; do
+	if ! grep -q " /mnt/$fs " /proc/mounts; then
+		echo "permscope-vm: /mnt/$fs is not mounted, no lookup runs there"
+		continue
+	fi
+	for variant in base acl 0711 0750; do
+		top=/mnt/$fs/$variant
+		mkdir -p "$top/d1/d2/d3/d4/d5/d6"
+		chmod 0755 "$top" "$top/d1" "$top/d1/d2" "$top/d1/d2/d3" "$top/d1/d2/d3/d4" \
+			"$top/d1/d2/d3/d4/d5" "$top/d1/d2/d3/d4/d5/d6"
+		: > "$top/d1/d2/d3/d4/d5/d6/file"
+		case $variant in
+		acl) $W setacl "$top/d1/d2/d3" ;;
+		0711 | 0750) chmod "$variant" "$top/d1/d2/d3" ;;
+		esac
+		rec "lookup-$fs-$variant" lookup -- $W stat "$N_STAT" "$top/d1/d2/d3/d4/d5/d6/file"
+	done
+done
+
+# access: default creds, then one capability cleared from the effective set.
+# exec: a $PATH search with the program in the 7th of 7 entries (6 ENOENT
+# each), and execve of a missing absolute path.  Each in every attach mode.
+mkdir -p /p/1 /p/2 /p/3 /p/4 /p/5 /p/6 /p/7
+ln -sf /workload /p/7/ps-noop
+for mode in fentry kprobe tracepoint; do
+	rec "access-default-$mode" access --mode $mode -- $W access "$N_ACCESS"
+	rec "access-dropcap-$mode" access --mode $mode -- $W access-dropcap "$N_ACCESS"
+	PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7 \
+		rec "exec-path-$mode" exec --mode $mode -- $W exec-path "$N_EXEC" ps-noop
+	rec "exec-missing-$mode" exec --mode $mode -- $W exec-missing "$N_EXEC"
+done
+echo "permscope-vm: plan finished"
