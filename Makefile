@@ -10,7 +10,9 @@ LLVM_STRIP ?= llvm-strip
 
 # Debian packages the build and the tests need (see README, "Dependencies").
 DEPS_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-             libjansson-dev libcmocka-dev
+             libjansson-dev libcmocka-dev \
+             qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod \
+             xz-utils zstd file
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
@@ -30,11 +32,12 @@ LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/workload
+VM_BINS   := $(OUT)/tests/test_vm $(OUT)/static/permscope $(OUT)/static/workload
 
 # Keep the BPF objects: tests and `bpftool prog` users may want them.
 .SECONDARY:
 
-.PHONY: all deps run test unit-test live-test static vmlinux clean help check-tools
+.PHONY: all deps run test unit-test live-test vmtest static vmlinux clean help check-tools
 
 all: permscope
 
@@ -42,9 +45,10 @@ help:
 	@echo "make            build ./permscope"
 	@echo "make deps       install the Debian packages the build needs (apt-get, root)"
 	@echo "make run        deps + build, record this machine 5 s and print the per-fs report"
-	@echo "make test       deps + build + every test (unit, then live on this kernel)"
+	@echo "make test       deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
+	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
 	@echo "make static     statically linked build/static/permscope (for test VMs)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
@@ -65,15 +69,24 @@ check-tools:
 run: deps permscope
 	./permscope report
 
+# The VM suite runs when QEMU is there (make deps installs it);
+# PERMSCOPE_SKIP_VM=1 leaves it out for a quick run, and test_vm then skips.
 test: deps
-	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS)
-	@tests/run-all $(OUT)/tests
+	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS) $(VM_BINS)
+	@vm=0; if [ -z "$(PERMSCOPE_SKIP_VM)" ] && command -v qemu-system-x86_64 >/dev/null; then \
+		tests/vm/vmtest || vm=$$?; \
+	else rm -rf $(OUT)/vm/run; echo "VM suite not run (PERMSCOPE_SKIP_VM or no qemu)"; fi; \
+	tests/run-all $(OUT)/tests && [ $$vm = 0 ] || { [ $$vm = 0 ] || echo "tests/vm/vmtest failed"; exit 1; }
 
 unit-test: permscope $(UNIT_BINS)
 	@tests/run-all --unit-only $(OUT)/tests
 
 live-test: permscope $(LIVE_BINS)
 	@tests/run-all --live-only $(OUT)/tests
+
+vmtest: deps
+	@$(MAKE) --no-print-directory $(VM_BINS)
+	@vm=0; tests/vm/vmtest || vm=$$?; tests/run-all --vm-only $(OUT)/tests && [ $$vm = 0 ]
 
 permscope: $(OBJS) | check-tools
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -104,6 +117,9 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) $(wildcard tests/unit/*.h) 
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(OUT)/tests/test_live: tests/live/test_live.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(OUT)/tests/workload: tests/live/workload.c | $(OUT)/tests

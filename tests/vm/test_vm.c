@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What each kernel of tests/vm/kernels.conf really does, asserted from the
+ * profiles its VM recorded (tests/vm/vmtest puts them in
+ * build/vm/run/NAME/results, or $PERMSCOPE_VM_RESULTS/NAME/results).
+ * Counts are exact: the workloads are static binaries making a known number
+ * of calls, each recorded alone and filtered to its own processes.
+ *
+ * Ends by printing the per-kernel table that docs/kernels.md records.
+ * Without results (no qemu here), every test says so and is skipped.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <linux/types.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "profile.h"
+
+static const char *const kernels[] = { "bookworm", "trixie", "sid" };
+enum { BOOKWORM, TRIXIE, SID, KERNELS };
+static const char *const modes[] = { "fentry", "kprobe", "tracepoint" };
+static const char *const filesystems[] = { "tmpfs", "ext4", "btrfs" };
+static const char *const variants[] = { "base", "acl", "0711", "0750" };
+
+static char results[KERNELS][512];
+static bool have[KERNELS];
+static __u64 n_stat, n_access, n_exec;
+
+static void load(int k, const char *name, struct profile *p)
+{
+	char path[700], err[512];
+
+	snprintf(path, sizeof(path), "%s/%s.json", results[k], name);
+	if (profile_read(path, p, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+}
+
+static json_t *load_json(int k, const char *name)
+{
+	char path[700];
+	json_error_t e;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s", results[k], name);
+	j = json_load_file(path, 0, &e);
+	if (!j)
+		fail_msg("%s: %s", path, e.text);
+	return j;
+}
+
+#define NEED(k) do {                                                              \
+	if (!have[k]) {                                                           \
+		print_message("skipped: no VM results for %s in %s (run 'make vmtest')\n", \
+			      kernels[k], results[k]);                             \
+		skip();                                                           \
+	}                                                                         \
+} while (0)
+
+static __u64 sum(const __u64 *v, int n)
+{
+	__u64 s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+static const struct fs_result *fs_of(const struct profile *p, const char *fs)
+{
+	for (size_t i = 0; i < p->nfs; i++)
+		if (!strcmp(p->fs[i].name, fs))
+			return &p->fs[i];
+	fail_msg("no %s in the lookup profile", fs);
+	return NULL;
+}
+
+/* Each mode attached as asked, and the counts are exact in every mode. */
+static void check_access(int k, bool change)
+{
+	for (size_t m = 0; m < 3; m++) {
+		struct profile d, c;
+		char name[64];
+
+		snprintf(name, sizeof(name), "access-default-%s", modes[m]);
+		load(k, name, &d);
+		snprintf(name, sizeof(name), "access-dropcap-%s", modes[m]);
+		load(k, name, &c);
+		assert_int_equal(d.fam[FAMILY_ACCESS].status, FAMILY_OK);
+		assert_string_equal(mode_name(d.fam[FAMILY_ACCESS].mode), modes[m]);
+		assert_int_equal(sum(d.access.calls, ACCESS_OUTCOMES), n_access);
+		if (change) /* no cred for an override that changes nothing */
+			assert_int_equal(d.access.calls[ACCESS_FAST], n_access);
+		else        /* stock: one avoidable cred per call */
+			assert_int_equal(d.access.calls[ACCESS_AVOIDABLE], n_access);
+		/* Positive control: one effective cap cleared, a cred every call. */
+		assert_int_equal(sum(c.access.calls, ACCESS_OUTCOMES), n_access);
+		assert_int_equal(c.access.calls[ACCESS_NEEDED], n_access);
+		assert_int_equal(d.access.calls[ACCESS_UNSAFE] + c.access.calls[ACCESS_UNSAFE], 0);
+		profile_free(&d);
+		profile_free(&c);
+	}
+}
+
+static void check_exec(int k, bool change)
+{
+	enum exec_outcome enoent = change ? EXEC_ENOENT_EARLY : EXEC_ENOENT_LATE;
+
+	for (size_t m = 0; m < 3; m++) {
+		struct profile miss, path;
+		char name[64];
+
+		snprintf(name, sizeof(name), "exec-missing-%s", modes[m]);
+		load(k, name, &miss);
+		snprintf(name, sizeof(name), "exec-path-%s", modes[m]);
+		load(k, name, &path);
+		assert_string_equal(mode_name(miss.fam[FAMILY_EXEC].mode), modes[m]);
+		/* n execve of a missing path, plus the workload's own exec */
+		assert_int_equal(miss.exec.calls[enoent], n_exec);
+		assert_int_equal(miss.exec.calls[EXEC_OK], 1);
+		assert_int_equal(miss.exec.errnos[ENOENT], n_exec);
+		/* $PATH search: 6 ENOENT before the 7th entry's program runs */
+		assert_int_equal(path.exec.calls[enoent], 6 * n_exec);
+		assert_int_equal(path.exec.calls[EXEC_OK], n_exec + 1);
+		/* Positive control: every successful exec allocated an mm. */
+		assert_int_equal(path.exec.mm_allocs, (change ? 0 : 6 * n_exec) + n_exec + 1);
+		profile_free(&miss);
+		profile_free(&path);
+	}
+}
+
+/*
+ * With the lookup change, every eligible directory is skipped and nothing
+ * else: the ACL'd or 0750 d3 costs exactly one skip per stat against the
+ * 0755 tree while its neighbours still skip, and 0711 skips like 0755.
+ * Without it, nothing is ever skipped.
+ */
+static void check_lookup(int k, bool change, const char *fs)
+{
+	struct profile p[4];
+	const struct fs_result *r[4];
+
+	for (int v = 0; v < 4; v++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "lookup-%s-%s", fs, variants[v]);
+		load(k, name, &p[v]);
+		assert_int_equal(p[v].fam[FAMILY_LOOKUP].status, FAMILY_OK);
+		r[v] = fs_of(&p[v], fs);
+		/* the mount root, the variant's top and d1..d6, once per stat */
+		assert_int_equal(r[v]->s.checks, 8 * n_stat);
+		assert_int_equal(r[v]->s.violations, 0);
+		if (!change)
+			assert_int_equal(r[v]->s.did_skip, 0);
+		else
+			assert_int_equal(r[v]->s.did_skip, r[v]->s.would_skip);
+	}
+	/* d3's state is seen exactly once per stat, whatever the kernel. */
+	assert_int_equal(r[1]->s.ineligible[LOOKUP_INEL_ACL], n_stat);
+	assert_int_equal(r[3]->s.ineligible[LOOKUP_INEL_MODE], n_stat);
+	if (r[0]->s.would_skip) {
+		/* an opted-in filesystem: d3 alone drops out of the eligible */
+		assert_int_equal(r[0]->s.would_skip - r[1]->s.would_skip, n_stat);
+		assert_int_equal(r[0]->s.would_skip - r[3]->s.would_skip, n_stat);
+		assert_int_equal(r[0]->s.would_skip, r[2]->s.would_skip);
+	} else {
+		/* not opted in here (btrfs before the change): nothing is eligible */
+		for (int v = 0; v < 4; v++)
+			assert_int_equal(r[v]->s.would_skip, 0);
+	}
+	if (change) {
+		assert_int_equal(r[0]->s.did_skip - r[1]->s.did_skip, n_stat);
+		assert_int_equal(r[0]->s.did_skip - r[3]->s.did_skip, n_stat);
+		assert_int_equal(r[2]->s.did_skip, r[0]->s.did_skip);
+	}
+	for (int v = 0; v < 4; v++)
+		profile_free(&p[v]);
+}
+
+static void every_family_attaches_with_fentry_on_every_kernel(void **state)
+{
+	(void)state;
+	for (int k = 0; k < KERNELS; k++) {
+		json_t *c, *f;
+		const char *name;
+
+		NEED(k);
+		c = load_json(k, "check.json");
+		json_object_foreach(json_object_get(c, "families"), name, f)
+			if (strcmp(json_string_value(json_object_get(f, "mode")), "fentry"))
+				fail_msg("%s: %s attaches with %s", kernels[k], name,
+					 json_string_value(json_object_get(f, "mode")));
+		json_decref(c);
+	}
+}
+
+static void bookworm_6_1_allocates_a_cred_per_access_call(void **state)
+{
+	(void)state;
+	NEED(BOOKWORM);
+	check_access(BOOKWORM, false);
+}
+
+static void bookworm_6_1_allocates_an_mm_before_enoent(void **state)
+{
+	(void)state;
+	NEED(BOOKWORM);
+	check_exec(BOOKWORM, false);
+}
+
+static void bookworm_6_1_lookup_never_skips(void **state)
+{
+	(void)state;
+	NEED(BOOKWORM);
+	for (int f = 0; f < 3; f++)
+		check_lookup(BOOKWORM, false, filesystems[f]);
+}
+
+/* Measured: trixie's 6.12 carries the access and execve changes, not lookup's. */
+static void trixie_6_12_access_allocates_no_needless_cred(void **state)
+{
+	(void)state;
+	NEED(TRIXIE);
+	check_access(TRIXIE, true);
+}
+
+static void trixie_6_12_enoent_comes_before_the_mm(void **state)
+{
+	(void)state;
+	NEED(TRIXIE);
+	check_exec(TRIXIE, true);
+}
+
+static void trixie_6_12_lookup_never_skips(void **state)
+{
+	(void)state;
+	NEED(TRIXIE);
+	for (int f = 0; f < 3; f++)
+		check_lookup(TRIXIE, false, filesystems[f]);
+}
+
+static void sid_access_allocates_no_needless_cred(void **state)
+{
+	(void)state;
+	NEED(SID);
+	check_access(SID, true);
+}
+
+static void sid_enoent_comes_before_the_mm(void **state)
+{
+	(void)state;
+	NEED(SID);
+	check_exec(SID, true);
+}
+
+static void sid_lookup_skips_exactly_the_eligible_directories(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	NEED(SID);
+	for (int f = 0; f < 3; f++)
+		check_lookup(SID, true, filesystems[f]);
+	/* tmpfs: the whole 0755 tree is skipped, >= 90% as the change claims */
+	load(SID, "lookup-tmpfs-base", &p);
+	assert_true(fs_of(&p, "tmpfs")->s.did_skip * 10 >= fs_of(&p, "tmpfs")->s.checks * 9);
+	profile_free(&p);
+}
+
+/* The table of docs/kernels.md, from what was just asserted. */
+static void print_the_kernel_table(void **state)
+{
+	static const char *const yes_no[] = { "no", "yes" };
+	bool any = false;
+
+	(void)state;
+	for (int k = 0; k < KERNELS; k++)
+		any |= have[k];
+	if (!any) {
+		print_message("skipped: no VM results to tabulate\n");
+		skip();
+	}
+	print_message("| kernel | access: creds / default call | exec: ENOENT before mm | "
+		      "lookup: tmpfs did skip | cred usage shares uid's line |\n"
+		      "| --- | --- | --- | --- | --- |\n");
+	for (int k = 0; k < KERNELS; k++) {
+		struct profile a, e, l;
+		json_t *c, *layout;
+		const struct fs_result *t;
+
+		if (!have[k])
+			continue;
+		load(k, "access-default-fentry", &a);
+		load(k, "exec-missing-fentry", &e);
+		load(k, "lookup-tmpfs-base", &l);
+		c = load_json(k, "check.json");
+		layout = json_object_get(c, "cred_layout");
+		t = fs_of(&l, "tmpfs");
+		print_message("| %s %s | %.3f | %llu of %llu | %.1f%% | %s |\n", kernels[k],
+			      a.kernel_release,
+			      (double)(a.access.calls[ACCESS_AVOIDABLE] + a.access.calls[ACCESS_NEEDED]) /
+			      sum(a.access.calls, ACCESS_OUTCOMES),
+			      (unsigned long long)e.exec.calls[EXEC_ENOENT_EARLY],
+			      (unsigned long long)(e.exec.calls[EXEC_ENOENT_EARLY] +
+						   e.exec.calls[EXEC_ENOENT_LATE]),
+			      100.0 * t->s.did_skip / t->s.checks,
+			      yes_no[json_is_true(json_object_get(layout, "usage_shares_line_with_uid"))]);
+		json_decref(c);
+		profile_free(&a);
+		profile_free(&e);
+		profile_free(&l);
+	}
+}
+
+static int setup(void **state)
+{
+	const char *base = getenv("PERMSCOPE_VM_RESULTS") ? getenv("PERMSCOPE_VM_RESULTS")
+							   : "build/vm/run";
+	struct stat st;
+	bool found = false;
+
+	(void)state;
+	for (int k = 0; k < KERNELS; k++) {
+		char path[2048];
+
+		snprintf(results[k], sizeof(results[k]), "%s/%s/results", base, kernels[k]);
+		snprintf(path, sizeof(path), "%s/MANIFEST", results[k]);
+		have[k] = stat(path, &st) == 0;
+		if (have[k] && !found) {
+			json_t *params;
+
+			snprintf(path, sizeof(path), "%s/params.json", results[k]);
+			params = json_load_file(path, 0, NULL);
+			if (!params) {
+				print_message("%s: unreadable; results ignored\n", path);
+				have[k] = false;
+				continue;
+			}
+			n_stat = json_integer_value(json_object_get(params, "n_stat"));
+			n_access = json_integer_value(json_object_get(params, "n_access"));
+			n_exec = json_integer_value(json_object_get(params, "n_exec"));
+			json_decref(params);
+			found = true;
+		}
+	}
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_family_attaches_with_fentry_on_every_kernel),
+		cmocka_unit_test(bookworm_6_1_allocates_a_cred_per_access_call),
+		cmocka_unit_test(bookworm_6_1_allocates_an_mm_before_enoent),
+		cmocka_unit_test(bookworm_6_1_lookup_never_skips),
+		cmocka_unit_test(trixie_6_12_access_allocates_no_needless_cred),
+		cmocka_unit_test(trixie_6_12_enoent_comes_before_the_mm),
+		cmocka_unit_test(trixie_6_12_lookup_never_skips),
+		cmocka_unit_test(sid_access_allocates_no_needless_cred),
+		cmocka_unit_test(sid_enoent_comes_before_the_mm),
+		cmocka_unit_test(sid_lookup_skips_exactly_the_eligible_directories),
+		cmocka_unit_test(print_the_kernel_table),
+	};
+
+	return cmocka_run_group_tests_name("vm", tests, setup, NULL);
+}
