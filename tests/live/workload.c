@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,30 +76,6 @@ static int run_exec_missing(long n)
 	return 0;
 }
 
-static int run_exec_existing(long n)
-{
-	char *argv[] = { "workload", "noop", "0", NULL }, *envp[] = { NULL };
-	int status;
-
-	for (long i = 0; i < n; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			perror("workload: fork");
-			return 1;
-		}
-		if (pid == 0) {
-			execve("/proc/self/exe", argv, envp);
-			_exit(127);
-		}
-		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-			fprintf(stderr, "workload: exec of /proc/self/exe failed\n");
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The on-disk POSIX ACL xattr format (include/uapi/linux/posix_acl_xattr.h). */
 struct acl_entry {
 	unsigned short tag, perm;
@@ -125,9 +102,13 @@ static int set_allowing_acl(const char *path)
 	return 0;
 }
 
-static int run_exec_path(long n, const char *name)
+/*
+ * n x fork + exec of `prog` (which must exit 0): by absolute path, or looked
+ * up in $PATH with execvp() when `search` is set.
+ */
+static int run_fork_exec(long n, const char *prog, bool search)
 {
-	char *argv[] = { (char *)name, "noop", "0", NULL };
+	char *argv[] = { (char *)prog, "noop", "0", NULL }, *envp[] = { NULL };
 	int status;
 
 	for (long i = 0; i < n; i++) {
@@ -138,11 +119,14 @@ static int run_exec_path(long n, const char *name)
 			return 1;
 		}
 		if (pid == 0) {
-			execvp(name, argv);
+			if (search)
+				execvp(prog, argv);
+			else
+				execve(prog, argv, envp);
 			_exit(127);
 		}
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-			fprintf(stderr, "workload: %s not found in PATH\n", name);
+			fprintf(stderr, "workload: exec of %s failed\n", prog);
 			return 1;
 		}
 	}
@@ -158,7 +142,7 @@ int main(int argc, char **argv)
 		return set_allowing_acl(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "exec-path")) {
 		n = strtol(argv[2], &end, 10);
-		return *end ? 2 : run_exec_path(n, argv[3]);
+		return *end ? 2 : run_fork_exec(n, argv[3], true);
 	}
 	if (argc == 4 && !strcmp(argv[1], "stat")) {
 		struct stat st;
@@ -190,7 +174,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "exec-missing"))
 		return run_exec_missing(n);
 	if (!strcmp(argv[1], "exec-existing"))
-		return run_exec_existing(n);
+		return run_fork_exec(n, "/proc/self/exe", false);
 	if (!strcmp(argv[1], "noop"))
 		return 0;
 	fprintf(stderr, "workload: unknown workload '%s'\n", argv[1]);
