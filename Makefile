@@ -12,12 +12,12 @@ LLVM_STRIP ?= llvm-strip
 DEPS_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
              libjansson-dev libcmocka-dev \
              qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod \
-             xz-utils zstd file
+             xz-utils zstd file chromium
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
              -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc
-LDLIBS    := -lbpf -lelf -lz -ljansson
+LDLIBS    := -lbpf -lelf -lz -ljansson -lm
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
               -Ivmlinux/$(ARCH) -Ibpf
 

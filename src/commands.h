@@ -24,5 +24,8 @@ int emit_output(const char *path, const char *data, size_t len);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
 
 #endif

@@ -23,6 +23,9 @@ static const struct command {
 	{ "record", cmd_record, "attach the probes, run a command or wait, write a profile" },
 	{ "report", cmd_report, "per-filesystem skip report from a profile (or 5 s of this machine)" },
 	{ "check", cmd_check, "which families can attach here, and struct cred's cacheline layout" },
+	{ "merge", cmd_merge, "several recordings of one workload as one profile of runs" },
+	{ "compare", cmd_compare, "two profiles side by side, with statistics over runs" },
+	{ "gate", cmd_gate, "pass or fail a profile against a baseline and rules, for CI" },
 };
 
 static void usage(FILE *out)

@@ -65,6 +65,9 @@ void profile_free(struct profile *p)
 			free(*a);
 	free(p->command);
 	free(p->fs);
+	for (size_t r = 0; r < p->nruns; r++)
+		free(p->runs[r].m);
+	free(p->runs);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -251,7 +254,20 @@ char *profile_to_json(const struct profile *p)
 		"families", fams);
 	if (!root)
 		return NULL;
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (p->nruns) {
+		json_t *runs = json_array();
+
+		for (size_t r = 0; r < p->nruns; r++) {
+			json_t *run = json_object();
+
+			for (size_t i = 0; i < p->runs[r].n; i++)
+				json_object_set_new(run, p->runs[r].m[i].name,
+						    json_real(p->runs[r].m[i].value));
+			json_array_append_new(runs, run);
+		}
+		json_object_set_new(root, "runs", runs);
+	}
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	return text;
 }
@@ -564,6 +580,50 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 	}
 }
 
+/* "runs": optional, one object of metric values per merged run. */
+static void read_runs(struct reader *r, json_t *root, struct profile *p)
+{
+	json_t *runs = json_object_get(root, "runs"), *run, *v;
+	const char *name;
+	size_t i;
+
+	if (r->failed || !runs)
+		return;
+	if (!json_is_array(runs) || !json_array_size(runs)) {
+		fail(r, "runs: expected a non-empty array of objects");
+		return;
+	}
+	p->runs = calloc(json_array_size(runs), sizeof(*p->runs));
+	if (!p->runs) {
+		fail(r, "out of memory");
+		return;
+	}
+	json_array_foreach(runs, i, run) {
+		struct metric_list *l = &p->runs[i];
+
+		p->nruns = i + 1;
+		if (!json_is_object(run)) {
+			fail(r, "runs[%zu]: expected an object, found %s", i, type_name(run));
+			return;
+		}
+		l->cap = json_object_size(run);
+		l->m = calloc(l->cap ? l->cap : 1, sizeof(*l->m));
+		if (!l->m) {
+			fail(r, "out of memory");
+			return;
+		}
+		json_object_foreach(run, name, v) {
+			if (!json_is_number(v) || strlen(name) >= METRIC_NAME_LEN) {
+				fail(r, "runs[%zu].%s: expected a number under a name of at most %d bytes",
+				     i, name, METRIC_NAME_LEN - 1);
+				return;
+			}
+			strlcpy_s(l->m[l->n].name, name, METRIC_NAME_LEN);
+			l->m[l->n++].value = json_number_value(v);
+		}
+	}
+}
+
 int profile_from_json(const char *text, struct profile *p, char *err, size_t errlen)
 {
 	struct reader r = { .err = err, .errlen = errlen };
@@ -638,6 +698,7 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 	if (!r.failed && (parse_utc_ns(start, &p->start_ns) || parse_utc_ns(end, &p->end_ns)))
 		fail(&r, "start/end: expected UTC times like 2026-01-31T12:00:00.000000000Z");
 	read_families(&r, root, p);
+	read_runs(&r, root, p);
 out:
 	json_decref(root);
 	if (r.failed) {

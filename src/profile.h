@@ -41,6 +41,19 @@ struct family_result {
 	int nattempts;
 };
 
+#define METRIC_NAME_LEN 64
+
+/* One named value of the flat metric namespace (src/metrics.h). */
+struct metric {
+	char name[METRIC_NAME_LEN];
+	double value;
+};
+
+struct metric_list {
+	struct metric *m;
+	size_t n, cap;
+};
+
 struct fs_result {
 	char name[FS_NAME_LEN];
 	struct lookup_stats s;
@@ -66,6 +79,10 @@ struct profile {
 	struct exec_stats exec;
 	struct fs_result *fs; /* sorted by name */
 	size_t nfs;
+
+	/* A merged profile (permscope merge): the metrics of each run merged. */
+	struct metric_list *runs;
+	size_t nruns;
 };
 
 const char *family_name(enum family_id f);

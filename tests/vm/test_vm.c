@@ -10,15 +10,21 @@
  * Without results (no qemu here), every test says so and is skipped.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
 #include <linux/types.h>
 #include <setjmp.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "profile.h"
@@ -274,6 +280,191 @@ static void sid_lookup_skips_exactly_the_eligible_directories(void **state)
 	profile_free(&p);
 }
 
+/*
+ * permscope gate on what the kernels recorded (docs/gate-rules.md).  Each
+ * VM profile holds one family, so each family is gated on its own pair of
+ * profiles with its own rules file, tests/vm/fastpaths-FAMILY.rules.
+ */
+static const struct {
+	const char *profile, *family;
+	const char *const failing[3]; /* rules bookworm fails against sid */
+} gated[] = {
+	{ "access-default-fentry", "access", { "access.avoidable_per_call" } },
+	{ "exec-missing-fentry", "exec", { "exec.enoent_early_share" } },
+	{ "lookup-tmpfs-base", "lookup", { "lookup.did_skip_ratio[tmpfs]" } },
+};
+
+extern char **environ;
+static char gate_out[65536];
+
+static void slurp_fd(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+	size_t len = 0;
+
+	lseek(fd, 0, SEEK_SET);
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = 0;
+}
+
+/* The directory of the fastpaths-*.rules files: beside this test's source. */
+static const char *rules_dir(void)
+{
+	static char dir[PATH_MAX];
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n;
+	struct stat st;
+
+	if (getenv("PERMSCOPE_VM_RULES"))
+		return getenv("PERMSCOPE_VM_RULES");
+	if (dir[0])
+		return dir;
+	/* build/tests/test_vm -> tests/vm */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(path, sizeof(path), "%s/../../tests/vm", dirname(exe));
+		if (realpath(path, dir) && stat(dir, &st) == 0)
+			return dir;
+	}
+	snprintf(dir, sizeof(dir), "tests/vm");
+	return dir;
+}
+
+/* permscope gate -b KERNEL/X.json -c KERNEL/X.json [-r RULES]: stdout in gate_out. */
+static int run_gate(int base, int cur, const char *profile, const char *rules)
+{
+	const char *bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
+	char b[700], c[700], out[] = "/tmp/permscope-vm-gate.XXXXXX", err_text[4096];
+	char *argv[] = { (char *)bin, "gate", "-b", b, "-c", c, "-r", (char *)rules, NULL };
+	posix_spawn_file_actions_t fa;
+	int fd = mkstemp(out), efd, status;
+	char errf[] = "/tmp/permscope-vm-gate-err.XXXXXX";
+	pid_t pid;
+
+	assert_true(fd >= 0);
+	efd = mkstemp(errf);
+	assert_true(efd >= 0);
+	unlink(out);
+	unlink(errf);
+	snprintf(b, sizeof(b), "%s/%s.json", results[base], profile);
+	snprintf(c, sizeof(c), "%s/%s.json", results[cur], profile);
+	if (!rules)
+		argv[6] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, efd, 2);
+	if (posix_spawn(&pid, bin, &fa, NULL, argv, environ))
+		fail_msg("cannot run %s (set PERMSCOPE_BIN)", bin);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	slurp_fd(fd, gate_out, sizeof(gate_out));
+	slurp_fd(efd, err_text, sizeof(err_text));
+	close(fd);
+	close(efd);
+	if (err_text[0])
+		print_message("%s", err_text);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void fastpath_rules(const char *family, char *path, size_t size)
+{
+	snprintf(path, size, "%s/fastpaths-%s.rules", rules_dir(), family);
+}
+
+/* Every verdict line of gate_out starts with `verdict` (the summary aside). */
+static void all_lines_are(const char *verdict)
+{
+	for (char *l = gate_out, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (!nl)
+			break;
+		if (strncmp(l, "gate: ", 6) && strncmp(l, verdict, strlen(verdict)))
+			fail_msg("expected only %s lines:\n%s", verdict, gate_out);
+	}
+}
+
+static void gate_passes_sid_against_bookworm_on_the_fast_path_rules(void **state)
+{
+	char rules[PATH_MAX + 64];
+
+	(void)state;
+	NEED(BOOKWORM);
+	NEED(SID);
+	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++) {
+		fastpath_rules(gated[i].family, rules, sizeof(rules));
+		if (run_gate(BOOKWORM, SID, gated[i].profile, rules) != 0)
+			fail_msg("gate %s (sid against bookworm) did not pass:\n%s", gated[i].profile,
+				 gate_out);
+		all_lines_are("PASS  ");
+		assert_non_null(strstr(gate_out, " 0 failed, 0 without verdict\n"));
+	}
+}
+
+static void gate_fails_bookworm_against_sid_naming_the_lost_fast_paths(void **state)
+{
+	char rules[PATH_MAX + 64], line[128];
+
+	(void)state;
+	NEED(BOOKWORM);
+	NEED(SID);
+	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++) {
+		fastpath_rules(gated[i].family, rules, sizeof(rules));
+		if (run_gate(SID, BOOKWORM, gated[i].profile, rules) != 1)
+			fail_msg("gate %s (bookworm against sid) did not fail:\n%s", gated[i].profile,
+				 gate_out);
+		for (int f = 0; f < 3 && gated[i].failing[f]; f++) {
+			snprintf(line, sizeof(line), "FAIL  %s  ", gated[i].failing[f]);
+			if (!strstr(gate_out, line))
+				fail_msg("expected \"%s\" in:\n%s", line, gate_out);
+		}
+		/* the violation rules hold on the stock kernel too */
+		assert_null(strstr(gate_out, "FAIL  access.unsafe"));
+		assert_null(strstr(gate_out, "FAIL  lookup.violations"));
+		assert_null(strstr(gate_out, "NO-VERDICT"));
+	}
+}
+
+/*
+ * The default rules cover all three families, and each VM profile holds one:
+ * the recorded family's rules pass, the others have no verdict, exit 3.
+ */
+static void gate_default_rules_sid_against_sid_pass_what_was_recorded(void **state)
+{
+	char prefix[32];
+
+	(void)state;
+	NEED(SID);
+	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++) {
+		int n = 0;
+
+		if (run_gate(SID, SID, gated[i].profile, NULL) != 3)
+			fail_msg("gate %s (sid against sid, default rules): expected exit 3:\n%s",
+				 gated[i].profile, gate_out);
+		snprintf(prefix, sizeof(prefix), "%s.", gated[i].family);
+		for (char *l = gate_out, *nl; *l && (nl = strchr(l, '\n')); l = nl + 1) {
+			char *metric = strstr(l, "  ");
+
+			if (!strncmp(l, "gate: ", 6) || !metric)
+				continue;
+			metric += 2;
+			if (!strncmp(metric, prefix, strlen(prefix))) {
+				if (strncmp(l, "PASS  ", 6))
+					fail_msg("%s: a %s rule did not pass:\n%s", gated[i].profile,
+						 gated[i].family, gate_out);
+				n++;
+			} else if (strncmp(l, "NO-VERDICT  ", 12)) {
+				fail_msg("%s: a rule of an unrecorded family has a verdict:\n%s",
+					 gated[i].profile, gate_out);
+			}
+		}
+		assert_true(n >= 1);
+		assert_null(strstr(gate_out, "FAIL"));
+	}
+}
+
 /* The table of docs/kernels.md, from what was just asserted. */
 static void print_the_kernel_table(void **state)
 {
@@ -366,6 +557,9 @@ int main(void)
 		cmocka_unit_test(sid_access_allocates_no_needless_cred),
 		cmocka_unit_test(sid_enoent_comes_before_the_mm),
 		cmocka_unit_test(sid_lookup_skips_exactly_the_eligible_directories),
+		cmocka_unit_test(gate_passes_sid_against_bookworm_on_the_fast_path_rules),
+		cmocka_unit_test(gate_fails_bookworm_against_sid_naming_the_lost_fast_paths),
+		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
 		cmocka_unit_test(print_the_kernel_table),
 	};
 

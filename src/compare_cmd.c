@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* permscope compare BASE NEW: the command around src/compare.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compare.h"
+#include "util.h"
+
+enum { OPT_FORMAT = 0x400, OPT_ALLOW_MODE_MISMATCH };
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+
+struct compare_cmd {
+	struct common_opts common;
+	int format;
+	const char *output;
+	bool allow_mode_mismatch;
+	const char *paths[2];
+	int npaths;
+};
+
+static const struct argp_option compare_options[] = {
+	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default), json or html", 0 },
+	{ "output", 'o', "FILE", 0, "Write to FILE instead of standard output", 0 },
+	{ "allow-mode-mismatch", OPT_ALLOW_MODE_MISMATCH, 0, 0,
+	  "Compare a family even when it attached in different modes on the two sides", 0 },
+	{ 0 },
+};
+
+static error_t compare_parse(int key, char *arg, struct argp_state *state)
+{
+	struct compare_cmd *c = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &c->common;
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			c->format = FORMAT_TEXT;
+		else if (!strcmp(arg, "json"))
+			c->format = FORMAT_JSON;
+		else if (!strcmp(arg, "html"))
+			c->format = FORMAT_HTML;
+		else
+			argp_error(state, "unknown format '%s' (expected text, json or html)", arg);
+		break;
+	case 'o':
+		c->output = arg;
+		break;
+	case OPT_ALLOW_MODE_MISMATCH:
+		c->allow_mode_mismatch = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (c->npaths == 2)
+			argp_error(state, "two profiles, BASE and NEW (got a third, '%s')", arg);
+		c->paths[c->npaths++] = arg;
+		break;
+	case ARGP_KEY_END:
+		if (c->npaths != 2)
+			argp_error(state, "two profiles are needed, BASE and NEW");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child compare_children[] = {
+	{ &common_argp, 0, "Output:", 1 },
+	{ 0 },
+};
+
+static const struct argp compare_argp = {
+	compare_options, compare_parse, "BASE NEW",
+	"Compare two profiles family by family, filesystem by filesystem, outcome "
+	"by outcome: counts and rates side by side with delta and ratio, latency "
+	"histograms as two bars a bucket with p50/p90/p99.\v"
+	"A side merged from several runs ('permscope merge') shows mean±sd, and "
+	"where both sides have two runs or more, Welch's t-test gives a p-value "
+	"and a 95% confidence interval of the difference (JSON); '~' marks a "
+	"difference that is not significant (p >= 0.05).  A family that attached "
+	"in different modes on the two sides is refused unless "
+	"--allow-mode-mismatch: a probe's mode changes what it costs and sees.\n\n"
+	"Examples:\n"
+	"  permscope compare stock.json patched.json\n"
+	"  permscope compare base.json new.json --format html -o compare.html\n",
+	compare_children, 0, 0,
+};
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_cmd c = {0};
+	struct profile p[2];
+	struct compare cmp = {0};
+	char err[512], *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+	int ret = EXIT_OK;
+
+	parse_command(&compare_argp, argc, argv, &c);
+	if (c.common.json && c.format == FORMAT_TEXT)
+		c.format = FORMAT_JSON;
+	for (int i = 0; i < 2; i++)
+		if (profile_read(c.paths[i], &p[i], err, sizeof(err))) {
+			error("%s: %s", c.paths[i], err);
+			if (i)
+				profile_free(&p[0]);
+			return EXIT_USAGE;
+		}
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		if (p[0].fam[f].status == FAMILY_OK && p[1].fam[f].status == FAMILY_OK &&
+		    p[0].fam[f].mode != p[1].fam[f].mode && !c.allow_mode_mismatch) {
+			error("the %s family attached with %s in %s but %s in %s: a mode changes what "
+			      "a probe sees and costs (--allow-mode-mismatch compares anyway)",
+			      family_name(f), mode_name(p[0].fam[f].mode), c.paths[0],
+			      mode_name(p[1].fam[f].mode), c.paths[1]);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	cmp.base = &p[0];
+	cmp.cur = &p[1];
+	cmp.base_name = c.paths[0];
+	cmp.cur_name = c.paths[1];
+	out = open_memstream(&buf, &len);
+	if (!out || compare_build(&cmp)) {
+		error("out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (c.format == FORMAT_JSON)
+		compare_json(out, &cmp);
+	else if (c.format == FORMAT_HTML)
+		compare_html(out, &cmp);
+	else
+		compare_text(out, &cmp);
+	fclose(out);
+	ret = emit_output(c.output, buf, len);
+out:
+	free(buf);
+	compare_free(&cmp);
+	profile_free(&p[0]);
+	profile_free(&p[1]);
+	return ret;
+}

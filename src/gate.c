@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * permscope gate: pass or fail a profile against a baseline and rules, for
+ * CI.  The contract (rules, evaluation, exit statuses) is docs/gate-rules.md.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "metrics.h"
+#include "rules.h"
+#include "util.h"
+
+/* Exit status 3: no rule failed, but at least one gave no verdict. */
+#define EXIT_NO_VERDICT 3
+
+#define DEFAULT_RULES_NAME "(default rules)"
+
+static const char default_rules[] =
+	"# permscope gate's default rules: no violation, and no fast path lost\n"
+	"# against the baseline (1 percentage point of slack on the shares).\n"
+	"access.unsafe == 0\n"
+	"access.avoidable_per_call <= baseline + 0.01\n"
+	"exec.enoent_early_share >= baseline - 0.01\n"
+	"lookup.violations == 0\n"
+	"lookup.did_skip_ratio >= baseline - 0.01\n";
+
+enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES };
+
+struct gate_cmd {
+	struct common_opts common;
+	const char *baseline, *current, *rules, *junit;
+	bool print_default_rules;
+};
+
+static const struct argp_option gate_options[] = {
+	{ "baseline", 'b', "FILE", 0, "The baseline profile (required)", 0 },
+	{ "current", 'c', "FILE", 0, "The profile under test (required)", 0 },
+	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
+	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
+	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
+	  "Print the default rules and exit", 0 },
+	{ 0 },
+};
+
+static error_t gate_parse(int key, char *arg, struct argp_state *state)
+{
+	struct gate_cmd *c = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &c->common;
+		break;
+	case 'b':
+		c->baseline = arg;
+		break;
+	case 'c':
+		c->current = arg;
+		break;
+	case 'r':
+		c->rules = arg;
+		break;
+	case OPT_JUNIT:
+		c->junit = arg;
+		break;
+	case OPT_PRINT_DEFAULT_RULES:
+		c->print_default_rules = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s' (profiles go with --baseline and "
+			   "--current)", arg);
+		break;
+	case ARGP_KEY_END:
+		if (c->print_default_rules)
+			break;
+		if (!c->baseline || !c->current)
+			argp_error(state, "--baseline FILE and --current FILE are required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child gate_children[] = {
+	{ &common_argp, 0, "Output:", 1 },
+	{ 0 },
+};
+
+static const struct argp gate_argp = {
+	gate_options, gate_parse, "",
+	"Apply rules to a current profile and a baseline profile and give each rule "
+	"a verdict: PASS, FAIL or NO-VERDICT.  A rule is 'METRIC OP EXPR [significant]', "
+	"e.g. 'exec.enoent.latency.p50 <= baseline * 1.10'; see docs/gate-rules.md.\v"
+	"Exit status: 0 every rule passed; 1 a rule failed; 3 no rule failed but one "
+	"had no verdict (its family did not record in a profile, or recorded in another "
+	"attach mode, or too few runs for 'significant'); 2 bad usage or bad input "
+	"(an unreadable or malformed profile or rules file, a rule that does not parse, "
+	"an unknown metric).\n\n"
+	"Examples:\n"
+	"  permscope gate --baseline stock.json --current patched.json\n"
+	"  permscope gate -b base.json -c new.json --rules ci.rules --junit gate.xml\n"
+	"  permscope gate --print-default-rules > ci.rules\n",
+	gate_children, 0, 0,
+};
+
+/* json_string, never NULL: bytes that are not ASCII become '?'. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+
+	if (j)
+		return j;
+	copy = strdup(s);
+	if (!copy)
+		return json_null();
+	for (char *c = copy; *c; c++)
+		if ((unsigned char)*c >= 0x80)
+			*c = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
+/* "current X  baseline Y  threshold OP Z[  p=P]", the values of a verdict. */
+static void values_text(const struct rule *r, const struct rule_result *res, char *buf,
+			size_t size)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	if (res->has_values)
+		off = snprintf(buf, size, "current %.6g  baseline %.6g  threshold %s %.6g",
+			       res->current, res->baseline, rule_op_name(r->op), res->threshold);
+	else if (res->n_current)
+		off = snprintf(buf, size, "current %.6g", res->current);
+	else if (res->n_baseline)
+		off = snprintf(buf, size, "baseline %.6g", res->baseline);
+	if (res->tested && off < size)
+		snprintf(buf + off, size - off, "%s%sp=%.2g", off ? "  " : "",
+			 res->not_significant ? "~ " : "", res->p);
+}
+
+static const char *const verdict_words[3] = {
+	[VERDICT_PASS] = "PASS", [VERDICT_FAIL] = "FAIL", [VERDICT_NO_VERDICT] = "NO-VERDICT",
+};
+
+static void print_text(const struct rule_set *rs, const struct rule_result *res,
+		       const size_t count[3])
+{
+	char values[256];
+
+	for (size_t i = 0; i < rs->n; i++) {
+		if (verbosity < 0 && res[i].verdict == VERDICT_PASS)
+			continue;
+		values_text(&rs->r[i], &res[i], values, sizeof(values));
+		printf("%s  %s", verdict_words[res[i].verdict], rs->r[i].metric);
+		if (values[0])
+			printf("  %s", values);
+		if (res[i].verdict == VERDICT_NO_VERDICT)
+			printf("  %s", res[i].reason);
+		putchar('\n');
+		if (verbosity > 0)
+			printf("      rule %s:%d: %s\n", rs->file, rs->r[i].line, rs->r[i].text);
+	}
+	if (verbosity >= 0)
+		printf("gate: %zu passed, %zu failed, %zu without verdict\n", count[VERDICT_PASS],
+		       count[VERDICT_FAIL], count[VERDICT_NO_VERDICT]);
+}
+
+static const char *overall(const size_t count[3])
+{
+	return count[VERDICT_FAIL] ? "fail" : count[VERDICT_NO_VERDICT] ? "no-verdict" : "pass";
+}
+
+static int print_json(const struct rule_set *rs, const struct rule_result *res,
+		      const size_t count[3], int status)
+{
+	json_t *rules = json_array(), *root;
+	int err;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct rule_result *x = &res[i];
+		bool cur = x->has_values || x->n_current, base = x->has_values || x->n_baseline;
+
+		json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
+						       "s:o,s:s,s:o}",
+			"rule", jstr(rs->r[i].text), "file", jstr(rs->file), "line", rs->r[i].line,
+			"metric", rs->r[i].metric, "op", rule_op_name(rs->r[i].op),
+			"threshold", x->has_values ? json_real(x->threshold) : json_null(),
+			"current", cur ? json_real(x->current) : json_null(),
+			"baseline", base ? json_real(x->baseline) : json_null(),
+			"n_current", (json_int_t)x->n_current, "n_baseline", (json_int_t)x->n_baseline,
+			"p", x->tested ? json_real(x->p) : json_null(),
+			"verdict", verdict_names[x->verdict],
+			"reason", x->reason[0] ? jstr(x->reason) : json_null()));
+	}
+	root = json_pack("{s:s,s:s,s:i,s:o}", "format", "permscope-gate/1",
+			 "verdict", overall(count), "exit_status", status, "rules", rules);
+	if (!root) {
+		error("out of memory");
+		return -1;
+	}
+	err = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			 JSON_REAL_PRECISION(17));
+	json_decref(root);
+	putchar('\n');
+	return err;
+}
+
+/* Text for XML attributes and content: & < > " ' escaped, no control bytes. */
+static void xml_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		switch (c) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			/* XML 1.0 allows no C0 controls but tab, LF, CR; keep ASCII only */
+			fputc(c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ? '?' : c, f);
+		}
+	}
+}
+
+static int write_junit(const char *path, const struct rule_set *rs,
+		       const struct rule_result *res, const size_t count[3])
+{
+	char *buf = NULL, values[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuite name=\"permscope gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+		"skipped=\"%zu\">\n", rs->n, count[VERDICT_FAIL], count[VERDICT_NO_VERDICT]);
+	for (size_t i = 0; i < rs->n; i++) {
+		values_text(&rs->r[i], &res[i], values, sizeof(values));
+		fputs("  <testcase classname=\"permscope.gate\" name=\"", f);
+		xml_escape(f, rs->r[i].text);
+		fputc('"', f);
+		switch (res[i].verdict) {
+		case VERDICT_PASS:
+			fputs("/>\n", f);
+			break;
+		case VERDICT_FAIL:
+			fputs(">\n    <failure message=\"", f);
+			xml_escape(f, rs->r[i].metric);
+			fputs(": ", f);
+			xml_escape(f, values);
+			fputs("\"/>\n  </testcase>\n", f);
+			break;
+		case VERDICT_NO_VERDICT:
+			fputs(">\n    <skipped message=\"", f);
+			xml_escape(f, res[i].reason);
+			fputs("\"/>\n  </testcase>\n", f);
+			break;
+		}
+	}
+	fputs("</testsuite>\n", f);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	err = write_file_atomic(path, buf, len, false);
+	free(buf);
+	return err;
+}
+
+/* Rules from --rules or the built-in ones; EXIT_OK or EXIT_USAGE after the errors. */
+static int load_rules(const char *path, struct rule_set *rs)
+{
+	char *errors = NULL;
+	int n;
+
+	n = path ? rules_read(path, rs, &errors)
+		 : rules_parse(default_rules, strlen(default_rules), DEFAULT_RULES_NAME, rs, &errors);
+	if (n < 0) {
+		if (n == -ENOMEM)
+			error("out of memory");
+		else
+			error("cannot read %s: %s", path, strerror(-n));
+		return EXIT_USAGE;
+	}
+	if (n > 0) {
+		/* one "Error: FILE:LINE:COL: expected X, found 'Y'" per bad line */
+		for (char *line = errors, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			*nl = 0;
+			error("%s", line);
+		}
+		free(errors);
+		rules_free(rs);
+		return EXIT_USAGE;
+	}
+	if (!rs->n) {
+		error("%s: no rules (a gate without rules would pass anything)", rs->file);
+		rules_free(rs);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+	struct gate_cmd c = {0};
+	struct profile base, cur;
+	struct rule_set rs;
+	struct rule_result *res = NULL;
+	size_t count[3] = {0};
+	char err[1024];
+	bool bad = false;
+	int ret, e;
+
+	parse_command(&gate_argp, argc, argv, &c);
+	if (c.print_default_rules) {
+		fputs(default_rules, stdout);
+		return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+	}
+	ret = load_rules(c.rules, &rs);
+	if (ret)
+		return ret;
+	profile_init(&base);
+	profile_init(&cur);
+	if (profile_read(c.baseline, &base, err, sizeof(err))) {
+		error("%s: %s", c.baseline, err);
+		bad = true;
+	}
+	if (profile_read(c.current, &cur, err, sizeof(err))) {
+		error("%s: %s", c.current, err);
+		bad = true;
+	}
+	if (bad) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	res = calloc(rs.n, sizeof(*res));
+	if (!res) {
+		error("out of memory");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < rs.n; i++) {
+		if (rule_evaluate(&rs.r[i], &base, &cur, &res[i], err, sizeof(err))) {
+			error("%s", err);
+			bad = true;
+			continue;
+		}
+		count[res[i].verdict]++;
+	}
+	if (bad) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	ret = count[VERDICT_FAIL] ? EXIT_FAIL : count[VERDICT_NO_VERDICT] ? EXIT_NO_VERDICT : EXIT_OK;
+	if (c.junit) {
+		e = write_junit(c.junit, &rs, res, count);
+		if (e) {
+			error("cannot write %s: %s", c.junit, strerror(-e));
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (c.common.json) {
+		if (print_json(&rs, res, count, ret))
+			ret = EXIT_USAGE;
+	} else {
+		print_text(&rs, res, count);
+	}
+	if (fflush(stdout)) {
+		error("writing to standard output failed: %s", strerror(errno));
+		ret = EXIT_USAGE;
+	}
+out:
+	free(res);
+	rules_free(&rs);
+	profile_free(&base);
+	profile_free(&cur);
+	return ret;
+}

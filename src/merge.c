@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* permscope merge: several recordings of one workload as one profile of runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "metrics.h"
+#include "util.h"
+
+enum { OPT_ALLOW_MODE_MISMATCH = 0x300 };
+
+struct merge_cmd {
+	struct common_opts common;
+	const char *output;
+	bool allow_mode_mismatch;
+	char **inputs;
+	int ninputs;
+};
+
+static const struct argp_option merge_options[] = {
+	{ "output", 'o', "FILE", 0, "Write the merged profile to FILE (required)", 0 },
+	{ "allow-mode-mismatch", OPT_ALLOW_MODE_MISMATCH, 0, 0,
+	  "Merge runs of one family recorded in different attach modes", 0 },
+	{ 0 },
+};
+
+static error_t merge_parse(int key, char *arg, struct argp_state *state)
+{
+	struct merge_cmd *c = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &c->common;
+		break;
+	case 'o':
+		c->output = arg;
+		break;
+	case OPT_ALLOW_MODE_MISMATCH:
+		c->allow_mode_mismatch = true;
+		break;
+	case ARGP_KEY_ARGS:
+		c->inputs = state->argv + state->next;
+		c->ninputs = state->argc - state->next;
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (c->ninputs < 1)
+			argp_error(state, "no profiles to merge");
+		if (!c->output)
+			argp_error(state, "-o FILE is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child merge_children[] = {
+	{ &common_argp, 0, "Output:", 1 },
+	{ 0 },
+};
+
+static const struct argp merge_argp = {
+	merge_options, merge_parse, "PROFILE...",
+	"Merge recordings of the same workload into one profile: counters and "
+	"histograms are summed, and each input is kept as a run, so that compare "
+	"and gate can report mean, standard deviation and significance.\v"
+	"A merged input contributes all of its runs.  Families must have recorded "
+	"in every input, in the same attach mode.\n\n"
+	"Example:\n"
+	"  for i in 1 2 3; do permscope record -o run$i.json -- make -j2; done\n"
+	"  permscope merge run1.json run2.json run3.json -o base.json\n",
+	merge_children, 0, 0,
+};
+
+/* Append `src`'s runs (or src itself as one run) to `dst`. */
+static int add_runs(struct profile *dst, const struct profile *src)
+{
+	size_t add = src->nruns ? src->nruns : 1;
+	struct metric_list *runs = realloc(dst->runs, (dst->nruns + add) * sizeof(*runs));
+
+	if (!runs)
+		return -ENOMEM;
+	dst->runs = runs;
+	if (!src->nruns)
+		return metrics_collect(src, &dst->runs[dst->nruns++]);
+	for (size_t r = 0; r < src->nruns; r++) {
+		struct metric_list *l = &dst->runs[dst->nruns];
+
+		l->m = malloc((src->runs[r].n ? src->runs[r].n : 1) * sizeof(*l->m));
+		if (!l->m)
+			return -ENOMEM;
+		memcpy(l->m, src->runs[r].m, src->runs[r].n * sizeof(*l->m));
+		l->n = l->cap = src->runs[r].n;
+		dst->nruns++;
+	}
+	return 0;
+}
+
+static void sum_u64(__u64 *into, const __u64 *from, size_t bytes)
+{
+	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
+		into[i] += from[i];
+}
+
+static int merge_into(struct profile *m, const struct profile *p, const char *path,
+		      bool allow_mode_mismatch)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (m->fam[f].status != p->fam[f].status) {
+			error("%s: the %s family is %s there but %s in the first profile", path,
+			      family_name(f), p->fam[f].status == FAMILY_OK ? "recorded" : "not recorded",
+			      m->fam[f].status == FAMILY_OK ? "recorded" : "not recorded");
+			return EXIT_USAGE;
+		}
+		if (p->fam[f].status == FAMILY_OK && m->fam[f].mode != p->fam[f].mode &&
+		    !allow_mode_mismatch) {
+			error("%s: the %s family attached with %s there but %s in the first profile "
+			      "(--allow-mode-mismatch merges them anyway)", path, family_name(f),
+			      mode_name(p->fam[f].mode), mode_name(m->fam[f].mode));
+			return EXIT_USAGE;
+		}
+	}
+	sum_u64((__u64 *)&m->access, (const __u64 *)&p->access, sizeof(m->access));
+	sum_u64((__u64 *)&m->exec, (const __u64 *)&p->exec, sizeof(m->exec));
+	for (size_t i = 0; i < p->nfs; i++) {
+		struct fs_result *fs = profile_add_fs(m, p->fs[i].name);
+
+		if (!fs)
+			return EXIT_FAIL;
+		sum_u64((__u64 *)&fs->s, (const __u64 *)&p->fs[i].s, sizeof(fs->s));
+	}
+	profile_sort_fs(m);
+	if (p->start_ns < m->start_ns)
+		m->start_ns = p->start_ns;
+	if (p->end_ns > m->end_ns)
+		m->end_ns = p->end_ns;
+	return add_runs(m, p) ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge_cmd c = {0};
+	struct profile m, p;
+	char err[512];
+	int ret = EXIT_OK, e;
+
+	parse_command(&merge_argp, argc, argv, &c);
+	if (profile_read(c.inputs[0], &m, err, sizeof(err))) {
+		error("%s: %s", c.inputs[0], err);
+		return EXIT_USAGE;
+	}
+	/* The first input becomes the base; its own values are its run(s). */
+	if (!m.nruns) {
+		m.runs = calloc(1, sizeof(*m.runs));
+		if (!m.runs || metrics_collect(&m, &m.runs[0])) {
+			error("out of memory");
+			profile_free(&m);
+			return EXIT_FAIL;
+		}
+		m.nruns = 1;
+	}
+	for (int i = 1; i < c.ninputs && ret == EXIT_OK; i++) {
+		if (profile_read(c.inputs[i], &p, err, sizeof(err))) {
+			error("%s: %s", c.inputs[i], err);
+			ret = EXIT_USAGE;
+			break;
+		}
+		ret = merge_into(&m, &p, c.inputs[i], c.allow_mode_mismatch);
+		profile_free(&p);
+	}
+	if (ret == EXIT_OK) {
+		e = profile_write(&m, c.output);
+		if (e) {
+			error("cannot write %s: %s", c.output, strerror(-e));
+			ret = EXIT_FAIL;
+		} else {
+			info("%zu runs merged into %s", m.nruns, c.output);
+		}
+	}
+	profile_free(&m);
+	return ret;
+}

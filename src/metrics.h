@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The flat metric namespace of a profile, shared by compare and gate:
+ *   access.avoidable_per_call, exec.enoent.latency.p50,
+ *   lookup.did_skip_ratio[tmpfs], ...  (docs/gate-rules.md lists them all)
+ * Every value is derived from the profile's counters and histograms; a
+ * merged profile also carries each run's values, the samples statistics
+ * are computed from.
+ */
+#ifndef PERMSCOPE_METRICS_H
+#define PERMSCOPE_METRICS_H
+
+#include <stddef.h>
+
+#include "profile.h"
+
+/* Every metric of the families that recorded, in a stable order. */
+int metrics_collect(const struct profile *p, struct metric_list *out);
+void metrics_free(struct metric_list *l);
+const struct metric *metrics_find(const struct metric_list *l, const char *name);
+
+/* The family a metric name belongs to (its first component), or -1. */
+int metric_family(const char *name);
+
+/*
+ * The samples of `name` in `p`: one per run for a merged profile, else the
+ * profile's own value.  Returns the count (>= 1), 0 when `p` has no such
+ * metric.  *samples is malloc'ed.
+ */
+size_t metric_samples(const struct profile *p, const char *name, double **samples);
+
+/* The `max` known names closest to `name` (edit distance), for hints. */
+size_t metrics_nearest(const struct metric_list *known, const char *name,
+		       const char **out, size_t max);
+
+#endif

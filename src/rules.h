@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The rules of `permscope gate` (docs/gate-rules.md): one a line,
+ *   METRIC OP EXPR [significant]
+ * with OP one of >= <= > < == != and EXPR a NUMBER, `baseline`, or
+ * `baseline * NUMBER`, `baseline + NUMBER`, `baseline - NUMBER`.
+ * Parsing and the evaluation of one rule against two profiles live here so
+ * that unit tests can call them; the command is src/gate.c.
+ */
+#ifndef PERMSCOPE_RULES_H
+#define PERMSCOPE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profile.h"
+
+/* Below this two-sided p of Welch's test, a failed comparison is a FAIL. */
+#define RULES_ALPHA 0.05
+
+enum rule_op { RULE_GE, RULE_LE, RULE_GT, RULE_LT, RULE_EQ, RULE_NE, RULE_OPS };
+
+enum rule_expr {
+	EXPR_NUMBER,       /* NUMBER */
+	EXPR_BASELINE,     /* baseline */
+	EXPR_BASELINE_MUL, /* baseline * NUMBER */
+	EXPR_BASELINE_ADD, /* baseline + NUMBER */
+	EXPR_BASELINE_SUB, /* baseline - NUMBER */
+};
+
+struct rule {
+	char metric[METRIC_NAME_LEN];
+	enum rule_op op;
+	enum rule_expr expr;
+	double number;     /* the expression's NUMBER; 0 for EXPR_BASELINE */
+	bool significant;
+	const char *file;  /* the set's file name */
+	int line;          /* 1-based */
+	char *text;        /* the rule as written: no comment, no outer blanks */
+};
+
+struct rule_set {
+	char *file;
+	struct rule *r;
+	size_t n, cap;
+};
+
+/*
+ * Parse rules from `text` (`len` bytes; may hold NULs, which are bad
+ * characters), naming them after `file` in messages.  Every bad line gives
+ * one message "FILE:LINE:COL: expected X, found 'Y'" (or "found end of
+ * line"), each ending in '\n', concatenated in *errors (malloc'ed; NULL
+ * when there are none).  Returns the number of bad lines, or -ENOMEM.
+ * `out` holds the good rules either way; rules_free() it.
+ */
+int rules_parse(const char *text, size_t len, const char *file, struct rule_set *out,
+		char **errors);
+/* The same from a file; -errno (and nothing in `out`) when it cannot be read. */
+int rules_read(const char *path, struct rule_set *out, char **errors);
+void rules_free(struct rule_set *rs);
+
+const char *rule_op_name(enum rule_op op);
+/* EXPR with `baseline` standing for the given baseline mean. */
+double rule_threshold(const struct rule *r, double baseline);
+/* current OP threshold */
+bool rule_compare(enum rule_op op, double current, double threshold);
+
+enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NO_VERDICT };
+extern const char *const verdict_names[3];  /* "pass", "fail", "no-verdict" */
+
+struct rule_result {
+	enum verdict verdict;
+	bool has_values;       /* current, baseline and threshold are known */
+	double current, baseline, threshold; /* means; threshold from baseline */
+	size_t n_current, n_baseline;        /* samples on each side */
+	bool tested;           /* Welch's test decided: p is set */
+	double p;
+	bool not_significant;  /* PASS only because p >= RULES_ALPHA ("~") */
+	char reason[256];      /* why NO-VERDICT, or a note; "" when none */
+};
+
+/*
+ * Evaluate rule `r` with `base` as the baseline and `cur` as the current
+ * profile.  Returns 0 with `res` filled in, or -1 when the metric is
+ * unknown (bad input): `err` then says "FILE:LINE: unknown metric ..." with
+ * the nearest known names.
+ */
+int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *cur,
+		  struct rule_result *res, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * permscope compare on real profiles recorded in QEMU (tests/unit/data):
+ * bookworm's 6.1 against sid's 7.2, access merged from three runs each
+ * (statistics) and lookup on ext4 with an ACL'd directory (one run each).
+ * Golden text and JSON, plus the facts they must show; HTML's structure.
+ * PERMSCOPE_UPDATE_GOLDEN=1 rewrites the golden files.
+ */
+#include <jansson.h>
+#include <linux/types.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "compare.h"
+
+static const char *data_dir(void)
+{
+	return getenv("PERMSCOPE_TESTDATA") ? getenv("PERMSCOPE_TESTDATA") : "tests/unit/data";
+}
+
+struct pair {
+	struct profile base, cur;
+	struct compare c;
+};
+
+static void load_pair(struct pair *p, const char *what)
+{
+	char path[600], err[512];
+
+	snprintf(path, sizeof(path), "%s/compare-%s-base.json", data_dir(), what);
+	if (profile_read(path, &p->base, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	snprintf(path, sizeof(path), "%s/compare-%s-new.json", data_dir(), what);
+	if (profile_read(path, &p->cur, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	memset(&p->c, 0, sizeof(p->c));
+	p->c.base = &p->base;
+	p->c.cur = &p->cur;
+	p->c.base_name = "bookworm.json";
+	p->c.cur_name = "sid.json";
+	assert_int_equal(compare_build(&p->c), 0);
+}
+
+static void free_pair(struct pair *p)
+{
+	compare_free(&p->c);
+	profile_free(&p->base);
+	profile_free(&p->cur);
+}
+
+enum kind { TEXT, JSON, HTML };
+
+static char *render(struct pair *p, enum kind k)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (k == TEXT)
+		compare_text(f, &p->c);
+	else if (k == JSON)
+		compare_json(f, &p->c);
+	else
+		compare_html(f, &p->c);
+	fclose(f);
+	return buf;
+}
+
+static void golden(const char *text, const char *name)
+{
+	char path[600], *want;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../golden/%s", data_dir(), name);
+	if (getenv("PERMSCOPE_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(text, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s missing (PERMSCOPE_UPDATE_GOLDEN=1 writes it)", path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	want = calloc(1, len + 1);
+	assert_int_equal(fread(want, 1, len, f), len);
+	fclose(f);
+	if (strcmp(want, text)) {
+		f = fopen("/tmp/permscope-compare.out", "w");
+		if (f) {
+			fputs(text, f);
+			fclose(f);
+		}
+		fail_msg("differs from %s: diff -u %s /tmp/permscope-compare.out", path, path);
+	}
+	free(want);
+}
+
+static const struct compare_row *row(const struct pair *p, const char *name)
+{
+	for (size_t i = 0; i < p->c.nrows; i++)
+		if (!strcmp(p->c.rows[i].name, name))
+			return &p->c.rows[i];
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+static void access_text_matches_golden(void **state)
+{
+	struct pair p;
+	char *t;
+
+	(void)state;
+	load_pair(&p, "access");
+	t = render(&p, TEXT);
+	golden(t, "compare-access.txt");
+	free(t);
+	free_pair(&p);
+}
+
+static void access_json_matches_golden(void **state)
+{
+	struct pair p;
+	char *t;
+
+	(void)state;
+	load_pair(&p, "access");
+	t = render(&p, JSON);
+	golden(t, "compare-access.json");
+	free(t);
+	free_pair(&p);
+}
+
+static void lookup_text_matches_golden(void **state)
+{
+	struct pair p;
+	char *t;
+
+	(void)state;
+	load_pair(&p, "lookup");
+	t = render(&p, TEXT);
+	golden(t, "compare-lookup.txt");
+	free(t);
+	free_pair(&p);
+}
+
+/* Three runs a side: the cred saving is significant, equal counts are not. */
+static void runs_give_mean_sd_and_significance(void **state)
+{
+	const struct compare_row *r;
+	struct pair p;
+
+	(void)state;
+	load_pair(&p, "access");
+	r = row(&p, "access.avoidable_per_call");
+	assert_int_equal(r->base.n, 3);
+	assert_int_equal(r->cur.n, 3);
+	assert_true(r->base.mean == 1.0 && r->cur.mean == 0.0);
+	assert_true(r->w.valid && r->w.p < 0.05);
+	r = row(&p, "access.calls");
+	assert_true(r->w.valid && r->w.p >= 0.05); /* 2000 = 2000: "~" */
+	r = row(&p, "access.latency.mean");
+	assert_true(r->cur.mean < r->base.mean);
+	assert_true(r->w.ci_lo <= r->w.diff && r->w.diff <= r->w.ci_hi);
+	free_pair(&p);
+}
+
+/* One run a side: no statistics, and the ACL'd directory shows in the ratios. */
+static void single_runs_show_the_lookup_change_per_fs(void **state)
+{
+	const struct compare_row *r;
+	struct pair p;
+
+	(void)state;
+	load_pair(&p, "lookup");
+	r = row(&p, "lookup.did_skip_ratio[ext4]");
+	assert_false(r->w.valid);
+	assert_true(r->base.mean == 0.0);
+	assert_true(r->cur.mean == 140000.0 / 160000.0);
+	r = row(&p, "lookup.violations[ext4]");
+	assert_true(r->base.mean == 0 && r->cur.mean == 0);
+	free_pair(&p);
+}
+
+static void json_has_the_documented_shape(void **state)
+{
+	struct pair p;
+	json_t *j, *m;
+	char *t;
+
+	(void)state;
+	load_pair(&p, "access");
+	t = render(&p, JSON);
+	j = json_loads(t, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "format")), COMPARE_FORMAT);
+	assert_string_equal(json_string_value(json_object_get(j, "test")), "welch-t");
+	m = json_object_get(json_object_get(json_object_get(j, "families"), "access"), "metrics");
+	assert_true(json_array_size(m) > 5);
+	assert_non_null(json_object_get(json_array_get(m, 0), "ci95"));
+	assert_non_null(json_object_get(json_object_get(json_object_get(
+		json_object_get(j, "families"), "access"), "latency"), "fast"));
+	json_decref(j);
+	free(t);
+	free_pair(&p);
+}
+
+static void html_is_self_contained_with_charts(void **state)
+{
+	struct pair p;
+	char *t;
+
+	(void)state;
+	load_pair(&p, "lookup");
+	t = render(&p, HTML);
+	assert_non_null(strstr(t, "<!DOCTYPE html>"));
+	assert_non_null(strstr(t, "<h2>Lookup: did skip and would skip"));
+	assert_non_null(strstr(t, "<svg"));
+	assert_null(strstr(t, "<script"));
+	assert_null(strstr(t, "http://"));
+	assert_null(strstr(t, "https://"));
+	free(t);
+	free_pair(&p);
+	load_pair(&p, "access");
+	t = render(&p, HTML);
+	assert_non_null(strstr(t, "<h2>Access outcomes</h2>"));
+	assert_non_null(strstr(t, "<h2>Latency histograms</h2>"));
+	free(t);
+	free_pair(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(access_text_matches_golden),
+		cmocka_unit_test(access_json_matches_golden),
+		cmocka_unit_test(lookup_text_matches_golden),
+		cmocka_unit_test(runs_give_mean_sd_and_significance),
+		cmocka_unit_test(single_runs_show_the_lookup_change_per_fs),
+		cmocka_unit_test(json_has_the_documented_shape),
+		cmocka_unit_test(html_is_self_contained_with_charts),
+	};
+
+	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
+}

@@ -1,0 +1,961 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * permscope gate: the rules grammar and its exact messages, the evaluation
+ * of a rule against two profiles (pass, fail, no verdict, significance over
+ * runs, unknown metrics), and the binary's contract: exit statuses, text,
+ * JSON and JUnit output (docs/gate-rules.md).  Runs ./permscope (or
+ * $PERMSCOPE_BIN) without a shell, on profiles written with profile_write.
+ */
+#define _XOPEN_SOURCE 700
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <linux/types.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "metrics.h"
+#include "profile.h"
+#include "rules.h"
+
+extern char **environ;
+
+static const char *bin;
+static char tmpdir[] = "/tmp/permscope-gate.XXXXXX";
+static char out_text[65536], err_text[65536];
+
+#define assert_contains(hay, needle) do {                                     \
+	if (!strstr((hay), (needle)))                                         \
+		fail_msg("expected \"%s\" in:\n%s", (needle), (hay));          \
+} while (0)
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+}
+
+/* Run permscope with the given arguments; stdout/stderr land in out_text/err_text. */
+static int permscope(const char *first, ...)
+{
+	char *argv[32], out[600], err[600];
+	posix_spawn_file_actions_t fa;
+	int n = 0, status;
+	va_list ap;
+	pid_t pid;
+
+	argv[n++] = (char *)bin;
+	va_start(ap, first);
+	for (const char *a = first; a && n < 31; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	slurp(out, out_text, sizeof(out_text));
+	slurp(err, err_text, sizeof(err_text));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const char *tmp_path(const char *name)
+{
+	static char paths[16][600];
+	static int next;
+	char *p = paths[next++ % 16];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+	const char *path = tmp_path(name);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* ---- hand-built profiles ------------------------------------------------ */
+
+static void base_profile(struct profile *p)
+{
+	profile_init(p);
+	strcpy(p->kernel_release, "6.18.0-test");
+	strcpy(p->hostname, "testhost");
+	p->start_ns = 1700000000ULL * 1000000000ULL;
+	p->end_ns = p->start_ns + 5000000000ULL;
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		p->fam[f].status = FAMILY_NOT_REQUESTED;
+}
+
+static void with_family(struct profile *p, enum family_id f, enum attach_mode m)
+{
+	p->fam[f].status = FAMILY_OK;
+	p->fam[f].mode = m;
+}
+
+static void unavailable(struct profile *p, enum family_id f)
+{
+	p->fam[f].status = FAMILY_UNAVAILABLE;
+	p->fam[f].nattempts = 1;
+	p->fam[f].attempts[0].mode = MODE_FENTRY;
+	p->fam[f].attempts[0].err = 1;
+	strcpy(p->fam[f].attempts[0].why, "load: EPERM; refused here");
+}
+
+/* access: `avoidable` of 1000 calls allocate a cred needlessly, the rest are fast. */
+static void set_access(struct profile *p, enum attach_mode m, unsigned avoidable)
+{
+	with_family(p, FAMILY_ACCESS, m);
+	p->access.calls[ACCESS_AVOIDABLE] = avoidable;
+	p->access.latency[ACCESS_AVOIDABLE].slots[10] = avoidable;
+	p->access.latency[ACCESS_AVOIDABLE].count = avoidable;
+	p->access.latency[ACCESS_AVOIDABLE].sum = 1500ULL * avoidable;
+	p->access.calls[ACCESS_FAST] = 1000 - avoidable;
+	p->access.latency[ACCESS_FAST].slots[9] = 1000 - avoidable;
+	p->access.latency[ACCESS_FAST].count = 1000 - avoidable;
+	p->access.latency[ACCESS_FAST].sum = 700ULL * (1000 - avoidable);
+}
+
+static void access_profile(struct profile *p, enum attach_mode m, unsigned avoidable)
+{
+	base_profile(p);
+	set_access(p, m, avoidable);
+}
+
+/* lookup on one filesystem: `skipped` of 1000 checks took the fast path. */
+static void lookup_profile(struct profile *p, const char *fs, unsigned skipped)
+{
+	struct fs_result *r;
+
+	base_profile(p);
+	with_family(p, FAMILY_LOOKUP, MODE_FENTRY);
+	r = profile_add_fs(p, fs);
+	assert_non_null(r);
+	r->s.checks = 1000;
+	r->s.did_skip = skipped;
+	r->s.would_skip = 1000;
+}
+
+/* A merged profile: one run per value of `name` (the access family recorded). */
+static void runs_profile(struct profile *p, const char *name, const double *v, size_t n)
+{
+	access_profile(p, MODE_TRACEPOINT, 0);
+	p->runs = calloc(n, sizeof(*p->runs));
+	assert_non_null(p->runs);
+	p->nruns = n;
+	for (size_t i = 0; i < n; i++) {
+		p->runs[i].m = calloc(1, sizeof(struct metric));
+		assert_non_null(p->runs[i].m);
+		strcpy(p->runs[i].m[0].name, name);
+		p->runs[i].m[0].value = v[i];
+		p->runs[i].n = p->runs[i].cap = 1;
+	}
+}
+
+static const char *save(struct profile *p, const char *name)
+{
+	const char *path = tmp_path(name);
+
+	assert_int_equal(profile_write(p, path), 0);
+	profile_free(p);
+	return path;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static void parse_ok(const char *text, struct rule_set *rs)
+{
+	char *errors = NULL;
+	int n = rules_parse(text, strlen(text), "t.rules", rs, &errors);
+
+	if (n)
+		fail_msg("unexpected parse errors (%d):\n%s", n, errors ? errors : "");
+	assert_null(errors);
+}
+
+static void valid_rules_of_every_form_parse(void **state)
+{
+	static const char text[] =
+		"# permscope gate rules\n"
+		"\n"
+		"   \t\n"
+		"lookup.did_skip_ratio[tmpfs] >= 0.90\n"
+		"access.avoidable_per_call <= 0.01   # at most 1 in 100\n"
+		"exec.enoent.latency.p50 <= baseline * 1.10\n"
+		"bench.access1.ops_per_sec >= baseline * 0.95 significant\n"
+		"\taccess.calls > baseline\n"
+		"access.fast < baseline + 5\r\n"
+		"exec.calls != baseline - -2.5e1\n"
+		"lookup.checks==-1e-3\n"
+		"access.fast_ratio>=baseline*2 significant#comment\n"
+		"lookup.violations[fuse.sshfs] == +.5\n"
+		"exec.ok >= 7. significant";
+	struct rule_set rs;
+	const struct rule *r;
+
+	(void)state;
+	parse_ok(text, &rs);
+	assert_int_equal(rs.n, 11);
+	assert_string_equal(rs.file, "t.rules");
+
+	r = &rs.r[0];
+	assert_string_equal(r->metric, "lookup.did_skip_ratio[tmpfs]");
+	assert_int_equal(r->op, RULE_GE);
+	assert_int_equal(r->expr, EXPR_NUMBER);
+	assert_true(r->number == 0.90);
+	assert_false(r->significant);
+	assert_int_equal(r->line, 4);
+	assert_string_equal(r->file, "t.rules");
+	assert_string_equal(r->text, "lookup.did_skip_ratio[tmpfs] >= 0.90");
+
+	r = &rs.r[1];
+	assert_string_equal(r->metric, "access.avoidable_per_call");
+	assert_int_equal(r->op, RULE_LE);
+	assert_true(r->number == 0.01);
+	assert_string_equal(r->text, "access.avoidable_per_call <= 0.01");
+
+	r = &rs.r[2];
+	assert_int_equal(r->expr, EXPR_BASELINE_MUL);
+	assert_true(r->number == 1.10);
+	assert_int_equal(r->line, 6);
+
+	r = &rs.r[3];
+	assert_string_equal(r->metric, "bench.access1.ops_per_sec");
+	assert_int_equal(r->expr, EXPR_BASELINE_MUL);
+	assert_true(r->number == 0.95);
+	assert_true(r->significant);
+
+	r = &rs.r[4];
+	assert_int_equal(r->op, RULE_GT);
+	assert_int_equal(r->expr, EXPR_BASELINE);
+	assert_false(r->significant);
+	assert_string_equal(r->text, "access.calls > baseline");
+
+	r = &rs.r[5];
+	assert_int_equal(r->op, RULE_LT);
+	assert_int_equal(r->expr, EXPR_BASELINE_ADD);
+	assert_true(r->number == 5);
+	assert_string_equal(r->text, "access.fast < baseline + 5");
+
+	r = &rs.r[6];
+	assert_int_equal(r->op, RULE_NE);
+	assert_int_equal(r->expr, EXPR_BASELINE_SUB);
+	assert_true(r->number == -25);
+
+	r = &rs.r[7];
+	assert_string_equal(r->metric, "lookup.checks");
+	assert_int_equal(r->op, RULE_EQ);
+	assert_int_equal(r->expr, EXPR_NUMBER);
+	assert_true(r->number == -1e-3);
+
+	r = &rs.r[8];
+	assert_string_equal(r->metric, "access.fast_ratio");
+	assert_int_equal(r->expr, EXPR_BASELINE_MUL);
+	assert_true(r->number == 2);
+	assert_true(r->significant);
+	assert_string_equal(r->text, "access.fast_ratio>=baseline*2 significant");
+
+	r = &rs.r[9];
+	assert_string_equal(r->metric, "lookup.violations[fuse.sshfs]");
+	assert_true(r->number == 0.5);
+
+	r = &rs.r[10];
+	assert_true(r->number == 7);
+	assert_true(r->significant);
+	assert_int_equal(r->line, 14);
+	rules_free(&rs);
+}
+
+static void thresholds_and_comparisons(void **state)
+{
+	struct rule r = { .expr = EXPR_NUMBER, .number = 2 };
+
+	(void)state;
+	assert_true(rule_threshold(&r, 10) == 2);
+	r.expr = EXPR_BASELINE;
+	assert_true(rule_threshold(&r, 10) == 10);
+	r.expr = EXPR_BASELINE_MUL;
+	assert_true(rule_threshold(&r, 10) == 20);
+	r.expr = EXPR_BASELINE_ADD;
+	assert_true(rule_threshold(&r, 10) == 12);
+	r.expr = EXPR_BASELINE_SUB;
+	assert_true(rule_threshold(&r, 10) == 8);
+
+	assert_true(rule_compare(RULE_GE, 1, 1) && !rule_compare(RULE_GE, 0.9, 1));
+	assert_true(rule_compare(RULE_LE, 1, 1) && !rule_compare(RULE_LE, 1.1, 1));
+	assert_true(rule_compare(RULE_GT, 1.1, 1) && !rule_compare(RULE_GT, 1, 1));
+	assert_true(rule_compare(RULE_LT, 0.9, 1) && !rule_compare(RULE_LT, 1, 1));
+	assert_true(rule_compare(RULE_EQ, 0, 0) && !rule_compare(RULE_EQ, 1e-12, 0));
+	assert_true(rule_compare(RULE_NE, 1, 0) && !rule_compare(RULE_NE, 0, 0));
+	assert_string_equal(rule_op_name(RULE_NE), "!=");
+}
+
+static const struct {
+	const char *line;
+	const char *message;
+} malformed[] = {
+	{ ">= 1", "t.rules:1:1: expected a metric name, found '>='\n" },
+	{ "  == 0", "t.rules:1:3: expected a metric name, found '=='\n" },
+	{ "acc$ess >= 1", "t.rules:1:1: expected a metric name, found 'acc$ess'\n" },
+	{ "lookup.did_skip_ratio[tmpfs >= 1",
+	  "t.rules:1:1: expected a metric name, found 'lookup.did_skip_ratio[tmpfs'\n" },
+	{ "lookup.checks[] >= 1", "t.rules:1:1: expected a metric name, found 'lookup.checks[]'\n" },
+	{ "lookup.checks[tmpfs]x >= 1",
+	  "t.rules:1:1: expected a metric name, found 'lookup.checks[tmpfs]x'\n" },
+	{ "access.a234567890123456789012345678901234567890123456789012345678 >= 1",
+	  "t.rules:1:1: expected a metric name of at most 63 characters, "
+	  "found 'access.a23456789012345678901234567890123...'\n" },
+	{ "access.calls", "t.rules:1:13: expected an operator (>=, <=, >, <, ==, !=), "
+		"found end of line\n" },
+	{ "access.calls 1", "t.rules:1:14: expected an operator (>=, <=, >, <, ==, !=), "
+		"found '1'\n" },
+	{ "access.calls => 1", "t.rules:1:14: expected an operator (>=, <=, >, <, ==, !=), "
+		"found '=>'\n" },
+	{ "access.calls = 1", "t.rules:1:14: expected an operator (>=, <=, >, <, ==, !=), "
+		"found '='\n" },
+	{ "access.calls >== 1", "t.rules:1:14: expected an operator (>=, <=, >, <, ==, !=), "
+		"found '>=='\n" },
+	{ "access.calls >=", "t.rules:1:16: expected a number or 'baseline', found end of line\n" },
+	{ "access.calls >= # nothing",
+	  "t.rules:1:16: expected a number or 'baseline', found end of line\n" },
+	{ "access.calls >= base", "t.rules:1:17: expected a number or 'baseline', found 'base'\n" },
+	{ "access.calls >= inf", "t.rules:1:17: expected a number or 'baseline', found 'inf'\n" },
+	{ "access.calls >= 0.9x", "t.rules:1:17: expected a number or 'baseline', found '0.9x'\n" },
+	{ "access.calls >= 1.5e", "t.rules:1:17: expected a number or 'baseline', found '1.5e'\n" },
+	{ "access.calls >= .", "t.rules:1:17: expected a number or 'baseline', found '.'\n" },
+	{ "access.calls >= - 1", "t.rules:1:17: expected a number or 'baseline', found '-'\n" },
+	{ "access.calls >= baseline.5",
+	  "t.rules:1:17: expected a number or 'baseline', found 'baseline.5'\n" },
+	{ "access.calls >= baseline/2",
+	  "t.rules:1:17: expected a number or 'baseline', found 'baseline/2'\n" },
+	{ "access.calls >= 1e999", "t.rules:1:17: expected a finite number, found '1e999'\n" },
+	{ "access.calls >= baseline / 2", "t.rules:1:26: expected '*', '+', '-', 'significant' "
+		"or end of line, found '/'\n" },
+	{ "access.calls >= baseline *", "t.rules:1:27: expected a number, found end of line\n" },
+	{ "access.calls >= baseline * x", "t.rules:1:28: expected a number, found 'x'\n" },
+	{ "access.calls >= baseline * baseline",
+	  "t.rules:1:28: expected a number, found 'baseline'\n" },
+	{ "access.calls >= baseline + 1 + 2",
+	  "t.rules:1:30: expected 'significant' or end of line, found '+'\n" },
+	{ "access.calls >= 2 * baseline",
+	  "t.rules:1:19: expected 'significant' or end of line, found '*'\n" },
+	{ "access.calls >= 1 signif",
+	  "t.rules:1:19: expected 'significant' or end of line, found 'signif'\n" },
+	{ "access.calls >= 1 significantly",
+	  "t.rules:1:19: expected 'significant' or end of line, found 'significantly'\n" },
+	{ "access.calls >= baseline Significant", "t.rules:1:26: expected '*', '+', '-', "
+		"'significant' or end of line, found 'Significant'\n" },
+	{ "access.calls >= 1 significant please",
+	  "t.rules:1:31: expected end of line, found 'please'\n" },
+	{ "\taccess.calls\t>=\t1\tsig", /* a tab is one column */
+	  "t.rules:1:20: expected 'significant' or end of line, found 'sig'\n" },
+};
+
+static void malformed_rules_give_exact_messages(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+		struct rule_set rs;
+		char *errors = NULL;
+		int n = rules_parse(malformed[i].line, strlen(malformed[i].line), "t.rules", &rs,
+				    &errors);
+
+		if (n != 1 || !errors || strcmp(errors, malformed[i].message))
+			fail_msg("rule \"%s\":\n expected %s got (%d) %s", malformed[i].line,
+				 malformed[i].message, n, errors ? errors : "nothing\n");
+		assert_int_equal(rs.n, 0);
+		free(errors);
+		rules_free(&rs);
+	}
+}
+
+static void every_bad_line_is_reported_and_odd_bytes_are_shown_safely(void **state)
+{
+	/* a NUL and a control byte inside a line: shown as '?' */
+	static const char text[] = "access.calls >= 1\n"
+				   "oops\n"
+				   "\n"
+				   "# fine\n"
+				   "access.fast <= baseline\n"
+				   "access.calls >= 1\0\n"
+				   "access.calls >= \x01\n";
+	struct rule_set rs;
+	char *errors = NULL;
+
+	(void)state;
+	assert_int_equal(rules_parse(text, sizeof(text) - 1, "f.rules", &rs, &errors), 3);
+	assert_string_equal(errors,
+		"f.rules:2:5: expected an operator (>=, <=, >, <, ==, !=), found end of line\n"
+		"f.rules:6:17: expected a number or 'baseline', found '1?'\n"
+		"f.rules:7:17: expected a number or 'baseline', found '?'\n");
+	assert_int_equal(rs.n, 2);
+	assert_int_equal(rs.r[0].line, 1);
+	assert_int_equal(rs.r[1].line, 5);
+	free(errors);
+	rules_free(&rs);
+
+	/* nothing but comments: no rules, no errors */
+	parse_ok("# a\n\n  # b\n", &rs);
+	assert_int_equal(rs.n, 0);
+	rules_free(&rs);
+
+	/* an unreadable file */
+	assert_int_equal(rules_read("/nonexistent/x.rules", &rs, &errors), -2 /* ENOENT */);
+	assert_null(errors);
+}
+
+/* ---- evaluation --------------------------------------------------------- */
+
+static struct rule one_rule(const char *text, struct rule_set *rs)
+{
+	parse_ok(text, rs);
+	assert_int_equal(rs->n, 1);
+	return rs->r[0];
+}
+
+static void evaluate(const char *text, const struct profile *b, const struct profile *c,
+		     struct rule_result *res)
+{
+	struct rule_set rs;
+	struct rule r = one_rule(text, &rs);
+	char err[1024];
+
+	if (rule_evaluate(&r, b, c, res, err, sizeof(err)))
+		fail_msg("%s: %s", text, err);
+	rules_free(&rs);
+}
+
+static void plain_comparisons_pass_and_fail_on_the_means(void **state)
+{
+	struct profile stock, fast;
+	struct rule_result res;
+
+	(void)state;
+	access_profile(&stock, MODE_TRACEPOINT, 1000);
+	access_profile(&fast, MODE_TRACEPOINT, 0);
+
+	evaluate("access.avoidable_per_call <= baseline + 0.01", &stock, &fast, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	assert_true(res.has_values);
+	assert_true(res.current == 0 && res.baseline == 1 && res.threshold == 1.01);
+	assert_int_equal(res.n_current, 1);
+	assert_int_equal(res.n_baseline, 1);
+	assert_false(res.tested);
+	assert_string_equal(res.reason, "");
+
+	evaluate("access.avoidable_per_call <= 0.01", &fast, &stock, &res);
+	assert_int_equal(res.verdict, VERDICT_FAIL);
+	assert_true(res.current == 1 && res.baseline == 0 && res.threshold == 0.01);
+
+	evaluate("access.calls == baseline", &stock, &fast, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	evaluate("access.fast > baseline * 2", &fast, &stock, &res);
+	assert_int_equal(res.verdict, VERDICT_FAIL);
+	evaluate("access.unsafe == 0", &stock, &fast, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	profile_free(&stock);
+	profile_free(&fast);
+}
+
+static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
+{
+	struct profile a, b, lk, tp;
+	struct rule_result res;
+
+	(void)state;
+	access_profile(&a, MODE_TRACEPOINT, 0);
+	unavailable(&a, FAMILY_LOOKUP);
+	access_profile(&b, MODE_TRACEPOINT, 0);
+	with_family(&b, FAMILY_LOOKUP, MODE_FENTRY);
+
+	evaluate("lookup.did_skip_ratio >= 0.9", &b, &a, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_false(res.has_values);
+	assert_string_equal(res.reason, "the lookup family did not record in the current "
+			    "profile (unavailable)");
+	evaluate("lookup.did_skip_ratio >= 0.9", &a, &b, &res);
+	assert_string_equal(res.reason, "the lookup family did not record in the baseline "
+			    "(unavailable)");
+	evaluate("exec.enoent_early_share >= baseline", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "the exec family did not record in the baseline "
+			    "(not requested) nor in the current profile (not requested)");
+	/* a misspelt name of a family that did not record: no verdict either */
+	evaluate("exec.enoent_erly_share >= baseline", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+
+	access_profile(&tp, MODE_TRACEPOINT, 0);
+	access_profile(&lk, MODE_FENTRY, 0);
+	evaluate("access.unsafe == 0", &tp, &lk, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "the access family recorded in tracepoint mode in the "
+			    "baseline but in fentry mode in the current profile");
+	profile_free(&a);
+	profile_free(&b);
+	profile_free(&tp);
+	profile_free(&lk);
+
+	/* the family recorded on both sides, the filesystem only in one */
+	lookup_profile(&a, "tmpfs", 950);
+	lookup_profile(&b, "ext4", 0);
+	evaluate("lookup.did_skip_ratio[tmpfs] >= baseline", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "lookup.did_skip_ratio[tmpfs] is not in the current "
+			    "profile, only in the baseline");
+	assert_int_equal(res.n_baseline, 1);
+	assert_int_equal(res.n_current, 0);
+	assert_true(res.baseline == 0.95);
+	evaluate("lookup.did_skip_ratio[tmpfs] >= 0.9", &a, &a, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	profile_free(&a);
+	profile_free(&b);
+}
+
+static void unknown_metrics_are_bad_input_with_the_nearest_names(void **state)
+{
+	struct profile a, b;
+	struct rule_set rs;
+	struct rule r;
+	struct rule_result res;
+	char err[1024];
+
+	(void)state;
+	access_profile(&a, MODE_TRACEPOINT, 0);
+	access_profile(&b, MODE_TRACEPOINT, 0);
+	r = one_rule("access.avoidable_per_cal <= 0.01", &rs);
+	assert_int_equal(rule_evaluate(&r, &a, &b, &res, err, sizeof(err)), -1);
+	assert_contains(err, "t.rules:1: unknown metric 'access.avoidable_per_cal'; nearest: "
+			"access.avoidable_per_call, ");
+	rules_free(&rs);
+
+	parse_ok("\n\nbench.access1.ops_per_sec >= baseline * 0.95 significant", &rs);
+	assert_int_equal(rule_evaluate(&rs.r[0], &a, &b, &res, err, sizeof(err)), -1);
+	assert_contains(err, "t.rules:3: unknown metric 'bench.access1.ops_per_sec' ('bench' is "
+			"no family: lookup, access, exec); nearest: ");
+	rules_free(&rs);
+	profile_free(&a);
+	profile_free(&b);
+
+	/* a filesystem neither profile saw */
+	lookup_profile(&a, "tmpfs", 1000);
+	lookup_profile(&b, "tmpfs", 1000);
+	r = one_rule("lookup.did_skip_ratio[tmfps] >= 0.9", &rs);
+	assert_int_equal(rule_evaluate(&r, &a, &b, &res, err, sizeof(err)), -1);
+	assert_string_equal(err, "t.rules:1: unknown metric 'lookup.did_skip_ratio[tmfps]'; "
+			    "nearest: lookup.did_skip_ratio[tmpfs], lookup.would_skip_ratio[tmpfs], "
+			    "lookup.did_skip_ratio");
+	rules_free(&rs);
+	profile_free(&a);
+	profile_free(&b);
+}
+
+static void significance_over_runs(void **state)
+{
+	static const double tight_base[] = { 1.00, 1.01, 0.99 };
+	static const double tight_low[] = { 0.50, 0.51, 0.49 };
+	static const double noisy_base[] = { 1.0, 0.5, 1.5 };
+	static const double noisy_low[] = { 0.9, 0.4, 1.2 };
+	static const char *const rule = "access.fast_ratio >= baseline * 0.95 significant";
+	struct profile b, c, one;
+	struct rule_result res;
+
+	(void)state;
+	/* clearly lower: FAIL, with p */
+	runs_profile(&b, "access.fast_ratio", tight_base, 3);
+	runs_profile(&c, "access.fast_ratio", tight_low, 3);
+	evaluate(rule, &b, &c, &res);
+	assert_int_equal(res.verdict, VERDICT_FAIL);
+	assert_true(res.tested);
+	assert_true(res.p < 0.05);
+	assert_false(res.not_significant);
+	assert_int_equal(res.n_current, 3);
+	assert_int_equal(res.n_baseline, 3);
+	assert_true(fabs(res.current - 0.5) < 1e-12 && fabs(res.baseline - 1.0) < 1e-12);
+	/* the same comparison without `significant` fails too */
+	evaluate("access.fast_ratio >= baseline * 0.95", &b, &c, &res);
+	assert_int_equal(res.verdict, VERDICT_FAIL);
+	assert_false(res.tested);
+	/* holds: PASS without a test */
+	evaluate(rule, &c, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	assert_false(res.tested);
+	profile_free(&b);
+	profile_free(&c);
+
+	/* lower on average, but within the noise: PASS marked ~ */
+	runs_profile(&b, "access.fast_ratio", noisy_base, 3);
+	runs_profile(&c, "access.fast_ratio", noisy_low, 3);
+	evaluate(rule, &b, &c, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	assert_true(res.tested);
+	assert_true(res.p >= 0.05);
+	assert_true(res.not_significant);
+	assert_string_equal(res.reason, "difference not significant");
+	evaluate("access.fast_ratio >= baseline * 0.95", &b, &c, &res);
+	assert_int_equal(res.verdict, VERDICT_FAIL);
+
+	/* one run on the current side: no verdict */
+	access_profile(&one, MODE_TRACEPOINT, 0);
+	evaluate(rule, &b, &one, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "too few samples: n=1 and 3; significance needs 2 on "
+			    "each side");
+	assert_true(res.has_values);
+	profile_free(&b);
+	profile_free(&c);
+	profile_free(&one);
+}
+
+/* ---- the binary ----------------------------------------------------------- */
+
+/* stock.json (every access call avoidable), fast.json (none), lookup/mismatch ones. */
+static void write_profiles(void)
+{
+	struct profile p;
+
+	access_profile(&p, MODE_TRACEPOINT, 1000);
+	save(&p, "stock.json");
+	access_profile(&p, MODE_TRACEPOINT, 0);
+	save(&p, "fast.json");
+	access_profile(&p, MODE_FENTRY, 0);
+	save(&p, "fentry.json");
+}
+
+static void gate_exit_statuses_and_text_output(void **state)
+{
+	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json"), *rules;
+
+	(void)state;
+	write_profiles();
+	rules = write_text("ok.rules", "access.avoidable_per_call <= 0.01\naccess.unsafe == 0\n");
+	assert_int_equal(permscope("gate", "--baseline", stock, "--current", fast, "--rules", rules,
+				   NULL), 0);
+	assert_string_equal(out_text,
+		"PASS  access.avoidable_per_call  current 0  baseline 1  threshold <= 0.01\n"
+		"PASS  access.unsafe  current 0  baseline 0  threshold == 0\n"
+		"gate: 2 passed, 0 failed, 0 without verdict\n");
+	assert_string_equal(err_text, "");
+
+	/* the other way round: the fast path was lost */
+	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, "-r", rules, NULL), 1);
+	assert_string_equal(out_text,
+		"FAIL  access.avoidable_per_call  current 1  baseline 0  threshold <= 0.01\n"
+		"PASS  access.unsafe  current 0  baseline 0  threshold == 0\n"
+		"gate: 1 passed, 1 failed, 0 without verdict\n");
+	/* -q: only what did not pass */
+	assert_int_equal(permscope("gate", "-q", "-b", fast, "-c", stock, "-r", rules, NULL), 1);
+	assert_string_equal(out_text,
+		"FAIL  access.avoidable_per_call  current 1  baseline 0  threshold <= 0.01\n");
+
+	/* the default rules on access-only profiles: exec and lookup give no verdict */
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, NULL), 3);
+	assert_contains(out_text, "PASS  access.unsafe  current 0  baseline 0  threshold == 0\n");
+	assert_contains(out_text, "PASS  access.avoidable_per_call  current 0  baseline 1  "
+			"threshold <= 1.01\n");
+	assert_contains(out_text, "NO-VERDICT  exec.enoent_early_share  the exec family did "
+			"not record in the baseline (not requested) nor in the current profile "
+			"(not requested)\n");
+	assert_contains(out_text, "gate: 2 passed, 0 failed, 3 without verdict\n");
+	/* a failure wins over no verdict */
+	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, NULL), 1);
+	assert_contains(out_text, "FAIL  access.avoidable_per_call  current 1  baseline 0  "
+			"threshold <= 0.01\n");
+
+	/* mode mismatch */
+	assert_int_equal(permscope("gate", "-b", fast, "-c", tmp_path("fentry.json"), "-r", rules,
+				   NULL), 3);
+	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family recorded in "
+			"tracepoint mode in the baseline but in fentry mode in the current profile\n");
+}
+
+static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
+{
+	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json"), *rules;
+
+	(void)state;
+	write_profiles();
+	rules = write_text("bad.rules", "access.unsafe == 0\n"
+				       "access.calls =< 1\n"
+				       "# ok\n"
+				       "access.calls >= baseline * x\n");
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+	assert_string_equal(out_text, "");
+	assert_contains(err_text, "Error: ");
+	assert_contains(err_text, "bad.rules:2:14: expected an operator (>=, <=, >, <, ==, !=), "
+			"found '=<'\n");
+	assert_contains(err_text, "bad.rules:4:28: expected a number, found 'x'\n");
+
+	rules = write_text("unknown.rules", "access.unsafe == 0\naccess.avoidable_percall <= 0.01\n");
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+	assert_string_equal(out_text, "");
+	assert_contains(err_text, "unknown.rules:2: unknown metric 'access.avoidable_percall'; "
+			"nearest: access.avoidable_per_call, ");
+
+	rules = write_text("bench.rules", "bench.access1.ops_per_sec >= baseline * 0.95 significant\n");
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+	assert_contains(err_text, "bench.rules:1: unknown metric 'bench.access1.ops_per_sec'");
+
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", "/nonexistent/r", NULL), 2);
+	assert_contains(err_text, "Error: cannot read /nonexistent/r: No such file or directory");
+
+	rules = write_text("empty.rules", "# nothing yet\n");
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+	assert_contains(err_text, "empty.rules: no rules");
+
+	assert_int_equal(permscope("gate", "-b", "/nonexistent/p.json", "-c", fast, NULL), 2);
+	assert_contains(err_text, "Error: /nonexistent/p.json: cannot open:");
+	write_text("trunc.json", "{\"format\": \"permscope-profile/1\", \"host\": {");
+	assert_int_equal(permscope("gate", "-b", stock, "-c", tmp_path("trunc.json"), NULL), 2);
+	assert_contains(err_text, "not valid JSON");
+	assert_string_equal(out_text, "");
+
+	assert_int_equal(permscope("gate", "-b", stock, NULL), 2);
+	assert_contains(err_text, "--baseline FILE and --current FILE are required");
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "extra", NULL), 2);
+	assert_contains(err_text, "unexpected argument 'extra'");
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "--junit",
+				   "/nonexistent-dir/g.xml", NULL), 2);
+	assert_contains(err_text, "Error: cannot write /nonexistent-dir/g.xml");
+}
+
+static void gate_significance_in_the_output(void **state)
+{
+	static const double tight_base[] = { 1.00, 1.01, 0.99 };
+	static const double tight_low[] = { 0.50, 0.51, 0.49 };
+	static const double noisy_base[] = { 1.0, 0.5, 1.5 };
+	static const double noisy_low[] = { 0.9, 0.4, 1.2 };
+	struct profile p;
+	const char *rules;
+	char *p_at;
+
+	(void)state;
+	runs_profile(&p, "access.fast_ratio", tight_base, 3);
+	save(&p, "tight-base.json");
+	runs_profile(&p, "access.fast_ratio", tight_low, 3);
+	save(&p, "tight-low.json");
+	runs_profile(&p, "access.fast_ratio", noisy_base, 3);
+	save(&p, "noisy-base.json");
+	runs_profile(&p, "access.fast_ratio", noisy_low, 3);
+	save(&p, "noisy-low.json");
+	rules = write_text("sig.rules", "access.fast_ratio >= baseline * 0.95 significant\n");
+
+	assert_int_equal(permscope("gate", "-b", tmp_path("tight-base.json"),
+				   "-c", tmp_path("tight-low.json"), "-r", rules, NULL), 1);
+	assert_contains(out_text, "FAIL  access.fast_ratio  current 0.5  baseline 1  "
+			"threshold >= 0.95  p=");
+	p_at = strstr(out_text, "p=");
+	assert_true(strtod(p_at + 2, NULL) < 0.05);
+
+	assert_int_equal(permscope("gate", "-b", tmp_path("noisy-base.json"),
+				   "-c", tmp_path("noisy-low.json"), "-r", rules, NULL), 0);
+	assert_contains(out_text, "PASS  access.fast_ratio  current 0.833333  baseline 1  "
+			"threshold >= 0.95  ~ p=");
+	p_at = strstr(out_text, "~ p=");
+	assert_true(strtod(p_at + 4, NULL) >= 0.05);
+	assert_contains(out_text, "gate: 1 passed, 0 failed, 0 without verdict\n");
+
+	/* a single recording against runs: too few samples */
+	assert_int_equal(permscope("gate", "-b", tmp_path("noisy-base.json"),
+				   "-c", tmp_path("fast.json"), "-r", rules, NULL), 3);
+	assert_contains(out_text, "NO-VERDICT  access.fast_ratio  current 1  baseline 1  "
+			"threshold >= 0.95  too few samples: n=1 and 3; significance needs 2 "
+			"on each side\n");
+}
+
+static void gate_json_output_parses(void **state)
+{
+	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json"), *rules;
+	json_error_t e;
+	json_t *root, *r;
+
+	(void)state;
+	write_profiles();
+	rules = write_text("json.rules", "access.avoidable_per_call <= 0.01 # the fast path\n"
+					 "lookup.violations == 0\n");
+	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, "-r", rules, "--json", NULL), 1);
+	root = json_loads(out_text, 0, &e);
+	if (!root)
+		fail_msg("not JSON: %s\n%s", e.text, out_text);
+	assert_string_equal(json_string_value(json_object_get(root, "format")), "permscope-gate/1");
+	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "fail");
+	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 1);
+	assert_int_equal(json_array_size(json_object_get(root, "rules")), 2);
+
+	r = json_array_get(json_object_get(root, "rules"), 0);
+	assert_string_equal(json_string_value(json_object_get(r, "rule")),
+			    "access.avoidable_per_call <= 0.01");
+	assert_string_equal(json_string_value(json_object_get(r, "file")), rules);
+	assert_int_equal(json_integer_value(json_object_get(r, "line")), 1);
+	assert_string_equal(json_string_value(json_object_get(r, "metric")),
+			    "access.avoidable_per_call");
+	assert_string_equal(json_string_value(json_object_get(r, "op")), "<=");
+	assert_true(json_number_value(json_object_get(r, "threshold")) == 0.01);
+	assert_true(json_number_value(json_object_get(r, "current")) == 1);
+	assert_true(json_number_value(json_object_get(r, "baseline")) == 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "n_current")), 1);
+	assert_int_equal(json_integer_value(json_object_get(r, "n_baseline")), 1);
+	assert_true(json_is_null(json_object_get(r, "p")));
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "fail");
+	assert_true(json_is_null(json_object_get(r, "reason")));
+
+	r = json_array_get(json_object_get(root, "rules"), 1);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "no-verdict");
+	assert_true(json_is_null(json_object_get(r, "threshold")));
+	assert_true(json_is_null(json_object_get(r, "current")));
+	assert_true(json_is_null(json_object_get(r, "baseline")));
+	assert_int_equal(json_integer_value(json_object_get(r, "n_current")), 0);
+	assert_string_equal(json_string_value(json_object_get(r, "reason")),
+			    "the lookup family did not record in the baseline (not requested) nor "
+			    "in the current profile (not requested)");
+	json_decref(root);
+
+	/* no verdict without failure: "no-verdict", 3 */
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, "-j", NULL), 3);
+	root = json_loads(out_text, 0, &e);
+	assert_non_null(root);
+	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "no-verdict");
+	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 3);
+	json_decref(root);
+}
+
+static void gate_junit_file(void **state)
+{
+	struct profile p;
+	struct fs_result *fs;
+	const char *rules, *junit = tmp_path("gate.xml");
+	char xml[8192];
+
+	(void)state;
+	write_profiles();
+	/* a filesystem whose name needs escaping in XML; access in different modes */
+	lookup_profile(&p, "tmpfs", 950);
+	fs = profile_add_fs(&p, "x&\"'y");
+	fs->s.checks = 10;
+	profile_sort_fs(&p);
+	set_access(&p, MODE_TRACEPOINT, 1000);
+	save(&p, "lookup-base.json");
+	lookup_profile(&p, "tmpfs", 500);
+	fs = profile_add_fs(&p, "x&\"'y");
+	fs->s.checks = 10;
+	profile_sort_fs(&p);
+	set_access(&p, MODE_FENTRY, 0);
+	save(&p, "lookup-cur.json");
+
+	rules = write_text("junit.rules",
+			   "lookup.checks[x&\"'y] < 20\n"
+			   "lookup.did_skip_ratio[tmpfs] >= baseline - 0.01\n"
+			   "access.unsafe == 0\n");
+	assert_int_equal(permscope("gate", "-b", tmp_path("lookup-base.json"),
+				   "-c", tmp_path("lookup-cur.json"), "-r", rules, "--junit", junit,
+				   NULL), 1);
+	slurp(junit, xml, sizeof(xml));
+	assert_string_equal(xml,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuite name=\"permscope gate\" tests=\"3\" failures=\"1\" errors=\"0\" "
+		"skipped=\"1\">\n"
+		"  <testcase classname=\"permscope.gate\" name=\"lookup.checks[x&amp;&quot;&apos;y] "
+		"&lt; 20\"/>\n"
+		"  <testcase classname=\"permscope.gate\" name=\"lookup.did_skip_ratio[tmpfs] &gt;= "
+		"baseline - 0.01\">\n"
+		"    <failure message=\"lookup.did_skip_ratio[tmpfs]: current 0.5  baseline 0.95  "
+		"threshold &gt;= 0.94\"/>\n"
+		"  </testcase>\n"
+		"  <testcase classname=\"permscope.gate\" name=\"access.unsafe == 0\">\n"
+		"    <skipped message=\"the access family recorded in tracepoint mode in the baseline "
+		"but in fentry mode in the current profile\"/>\n"
+		"  </testcase>\n"
+		"</testsuite>\n");
+	/* the text output is printed as well */
+	assert_contains(out_text, "gate: 1 passed, 1 failed, 1 without verdict\n");
+	/* bad input writes no JUnit file */
+	unlink(junit);
+	assert_int_equal(permscope("gate", "-b", tmp_path("lookup-base.json"), "-c",
+				   "/nonexistent.json", "--junit", junit, NULL), 2);
+	assert_int_equal(access(junit, F_OK), -1);
+}
+
+static void default_rules_are_printed_and_parse(void **state)
+{
+	struct rule_set rs;
+
+	(void)state;
+	assert_int_equal(permscope("gate", "--print-default-rules", NULL), 0);
+	parse_ok(out_text, &rs);
+	assert_int_equal(rs.n, 5);
+	assert_string_equal(rs.r[0].text, "access.unsafe == 0");
+	assert_string_equal(rs.r[1].text, "access.avoidable_per_call <= baseline + 0.01");
+	assert_string_equal(rs.r[2].text, "exec.enoent_early_share >= baseline - 0.01");
+	assert_string_equal(rs.r[3].text, "lookup.violations == 0");
+	assert_string_equal(rs.r[4].text, "lookup.did_skip_ratio >= baseline - 0.01");
+	rules_free(&rs);
+	assert_int_equal(permscope("gate", "--help", NULL), 0);
+	assert_contains(out_text, "Usage: permscope gate");
+	assert_contains(out_text, "--junit");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(tmpdir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(valid_rules_of_every_form_parse),
+		cmocka_unit_test(thresholds_and_comparisons),
+		cmocka_unit_test(malformed_rules_give_exact_messages),
+		cmocka_unit_test(every_bad_line_is_reported_and_odd_bytes_are_shown_safely),
+		cmocka_unit_test(plain_comparisons_pass_and_fail_on_the_means),
+		cmocka_unit_test(families_that_did_not_record_or_differ_give_no_verdict),
+		cmocka_unit_test(unknown_metrics_are_bad_input_with_the_nearest_names),
+		cmocka_unit_test(significance_over_runs),
+		cmocka_unit_test(gate_exit_statuses_and_text_output),
+		cmocka_unit_test(gate_bad_input_exits_2_and_evaluates_nothing),
+		cmocka_unit_test(gate_significance_in_the_output),
+		cmocka_unit_test(gate_json_output_parses),
+		cmocka_unit_test(gate_junit_file),
+		cmocka_unit_test(default_rules_are_printed_and_parse),
+	};
+
+	return cmocka_run_group_tests_name("gate", tests, setup, teardown);
+}
