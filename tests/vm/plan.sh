@@ -47,6 +47,15 @@ for fs in tmpfs ext4 btrfs; do
 	done
 done
 
+# All three families at once, twice, so gate's default rules have a whole
+# kernel to judge and two runs of it to compare.
+if want lookup && want access && want exec && grep -q " /mnt/tmpfs " /proc/mounts; then
+	for i in 1 2; do
+		rec "mixed-$i" lookup,access,exec -- /bin/sh -c \
+			"$W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file && $W access 500 && $W exec-missing 100"
+	done
+fi
+
 # access: default creds, then one capability cleared from the effective set.
 # exec: a $PATH search with the program in the 7th of 7 entries (6 ENOENT
 # each), and execve of a missing absolute path.  Each in every attach mode.

@@ -332,8 +332,17 @@ static const char *rules_dir(void)
 	return dir;
 }
 
+static int run_gate2(int base, const char *bprofile, int cur, const char *cprofile,
+		     const char *rules);
+
 /* permscope gate -b KERNEL/X.json -c KERNEL/X.json [-r RULES]: stdout in gate_out. */
 static int run_gate(int base, int cur, const char *profile, const char *rules)
+{
+	return run_gate2(base, profile, cur, profile, rules);
+}
+
+static int run_gate2(int base, const char *bprofile, int cur, const char *cprofile,
+		     const char *rules)
 {
 	const char *bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
 	char b[700], c[700], out[] = "/tmp/permscope-vm-gate.XXXXXX", err_text[4096];
@@ -348,8 +357,8 @@ static int run_gate(int base, int cur, const char *profile, const char *rules)
 	assert_true(efd >= 0);
 	unlink(out);
 	unlink(errf);
-	snprintf(b, sizeof(b), "%s/%s.json", results[base], profile);
-	snprintf(c, sizeof(c), "%s/%s.json", results[cur], profile);
+	snprintf(b, sizeof(b), "%s/%s.json", results[base], bprofile);
+	snprintf(c, sizeof(c), "%s/%s.json", results[cur], cprofile);
 	if (!rules)
 		argv[6] = NULL;
 	posix_spawn_file_actions_init(&fa);
@@ -465,6 +474,30 @@ static void gate_default_rules_sid_against_sid_pass_what_was_recorded(void **sta
 	}
 }
 
+/*
+ * Profiles of all three families (mixed-1, mixed-2): the default rules pass
+ * sid against itself and against bookworm, and fail bookworm against sid.
+ */
+static void gate_default_rules_on_whole_kernels(void **state)
+{
+	(void)state;
+	NEED(BOOKWORM);
+	NEED(SID);
+	if (run_gate2(SID, "mixed-1", SID, "mixed-2", NULL) != 0)
+		fail_msg("default rules, sid run 2 against sid run 1: expected a pass:\n%s", gate_out);
+	all_lines_are("PASS  ");
+	if (run_gate2(BOOKWORM, "mixed-1", SID, "mixed-1", NULL) != 0)
+		fail_msg("default rules, sid against bookworm: expected a pass:\n%s", gate_out);
+	all_lines_are("PASS  ");
+	if (run_gate2(SID, "mixed-1", BOOKWORM, "mixed-1", NULL) != 1)
+		fail_msg("default rules, bookworm against sid: expected a failure:\n%s", gate_out);
+	assert_non_null(strstr(gate_out, "FAIL  access.avoidable_per_call  "));
+	assert_non_null(strstr(gate_out, "FAIL  exec.enoent_early_share  "));
+	assert_non_null(strstr(gate_out, "FAIL  lookup.did_skip_ratio  "));
+	assert_non_null(strstr(gate_out, "PASS  access.unsafe  "));
+	assert_non_null(strstr(gate_out, "PASS  lookup.violations  "));
+}
+
 /* The table of docs/kernels.md, from what was just asserted. */
 static void print_the_kernel_table(void **state)
 {
@@ -560,6 +593,7 @@ int main(void)
 		cmocka_unit_test(gate_passes_sid_against_bookworm_on_the_fast_path_rules),
 		cmocka_unit_test(gate_fails_bookworm_against_sid_naming_the_lost_fast_paths),
 		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
+		cmocka_unit_test(gate_default_rules_on_whole_kernels),
 		cmocka_unit_test(print_the_kernel_table),
 	};
 
