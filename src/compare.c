@@ -182,6 +182,24 @@ static const char *family_of_row(const char *name)
 	return f >= 0 ? family_name(f) : "";
 }
 
+/* The buckets either histogram occupies, and the larger count; false if both are empty. */
+static bool pair_range(const struct hist *a, const struct hist *b, int *first, int *last,
+		       __u64 *max)
+{
+	*first = *last = -1;
+	*max = 0;
+	for (int i = 0; i < HIST_SLOTS; i++) {
+		if (!a->slots[i] && !b->slots[i])
+			continue;
+		if (*first < 0)
+			*first = i;
+		*last = i;
+		*max = a->slots[i] > *max ? a->slots[i] : *max;
+		*max = b->slots[i] > *max ? b->slots[i] : *max;
+	}
+	return *first >= 0;
+}
+
 /* A duration for reading: 850 ns, 15.6 us, 1.62 ms. */
 static const char *dur(char *buf, double ns)
 {
@@ -201,22 +219,11 @@ static void hist_pair_text(FILE *out, const char *title, const struct hist *a,
 			   const struct hist *b)
 {
 	const int width = 16;
-	int first = -1, last = -1;
+	int first, last;
 	char t[6][16];
-	__u64 max = 0;
+	__u64 max;
 
-	for (int i = 0; i < HIST_SLOTS; i++) {
-		if (!a->slots[i] && !b->slots[i])
-			continue;
-		if (first < 0)
-			first = i;
-		last = i;
-		if (a->slots[i] > max)
-			max = a->slots[i];
-		if (b->slots[i] > max)
-			max = b->slots[i];
-	}
-	if (first < 0)
+	if (!pair_range(a, b, &first, &last, &max))
 		return;
 	fprintf(out, "\n  %s\n  %-19s %8s %-*s %8s\n", title, "ns [lo, hi)", "base", width + 2, "",
 		"new");
@@ -517,19 +524,10 @@ static void lookup_svg(FILE *out, const struct compare *c)
 static void hist_svg(FILE *out, const char *title, const struct hist *a, const struct hist *b)
 {
 	const int h = 120, bw = 22, top = 10;
-	int first = -1, last = -1, w;
-	__u64 max = 0;
+	int first, last, w;
+	__u64 max;
 
-	for (int i = 0; i < HIST_SLOTS; i++) {
-		if (!a->slots[i] && !b->slots[i])
-			continue;
-		if (first < 0)
-			first = i;
-		last = i;
-		max = a->slots[i] > max ? a->slots[i] : max;
-		max = b->slots[i] > max ? b->slots[i] : max;
-	}
-	if (first < 0)
+	if (!pair_range(a, b, &first, &last, &max))
 		return;
 	w = 20 + (last - first + 1) * bw;
 	fprintf(out, "<figure><figcaption>");
