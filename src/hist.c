@@ -54,7 +54,7 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 		fprintf(out, "%s(no samples)\n", indent);
 		return;
 	}
-	fprintf(out, "%s%-24s %10s  distribution\n", indent, "ns [lo, hi)", "count");
+	fprintf(out, "%s%-22s %10s  distribution\n", indent, "ns [lo, hi)", "count");
 	for (int i = first; i <= last; i++) {
 		int bar = (int)((h->slots[i] * width + max - 1) / max);
 
@@ -63,7 +63,7 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 		else
 			snprintf(hi, sizeof(hi), "%" PRIu64, hist_hi(i));
 		snprintf(range, sizeof(range), "[%" PRIu64 ", %s)", hist_lo(i), hi);
-		fprintf(out, "%s%-24s %10llu  |", indent, range,
+		fprintf(out, "%s%-22s %10llu  |", indent, range,
 			(unsigned long long)h->slots[i]);
 		for (int j = 0; j < width; j++)
 			fputc(j < bar ? '@' : ' ', out);

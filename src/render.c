@@ -178,7 +178,7 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 	fs = fs_sorted(p);
 	if (!fs)
 		return;
-	fprintf(out, "  %-14s %10s %9s %11s %8s  %s\n", "FS", "CHECKS", "DID SKIP",
+	fprintf(out, "  %-12s %10s %9s %11s %8s  %s\n", "FS", "CHECKS", "DID SKIP",
 		"WOULD SKIP", "0x80 SET", "MAIN INELIGIBILITY");
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct lookup_stats *s = &fs[i]->s;
@@ -188,7 +188,7 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 		if (why != LOOKUP_ELIGIBLE)
 			snprintf(reason, sizeof(reason), "%s (%.1f%%)", lookup_reason_name(why),
 				 pct(s->ineligible[why], s->checks));
-		fprintf(out, "  %-14s %10llu %8.1f%% %10.1f%% %8llu  %s\n", fs[i]->name,
+		fprintf(out, "  %-12s %10llu %8.1f%% %10.1f%% %8llu  %s\n", fs[i]->name,
 			ull(s->checks), pct(s->did_skip, s->checks),
 			pct(s->would_skip, s->checks), ull(s->flag_v2), reason);
 		if (s->checks > max)
@@ -216,15 +216,15 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 
 static const char *const access_meaning[ACCESS_OUTCOMES] = {
 	[ACCESS_NEEDED] = "override needed, cred allocated",
-	[ACCESS_AVOIDABLE] = "not needed, cred allocated anyway (stock kernel)",
+	[ACCESS_AVOIDABLE] = "not needed, allocated anyway (stock kernel)",
 	[ACCESS_FAST] = "not needed, no cred allocated (fast path)",
 	[ACCESS_UNSAFE] = "needed, no cred allocated: VIOLATION",
 };
 
 static const char *const exec_meaning[EXEC_OUTCOMES] = {
 	[EXEC_OK] = "succeeded",
-	[EXEC_ENOENT_EARLY] = "ENOENT before an mm was allocated (fast path)",
-	[EXEC_ENOENT_LATE] = "ENOENT after an mm was allocated (stock kernel)",
+	[EXEC_ENOENT_EARLY] = "ENOENT before any mm (fast path)",
+	[EXEC_ENOENT_LATE] = "ENOENT after allocating an mm (stock)",
 	[EXEC_ERROR_OTHER] = "failed with another errno",
 };
 

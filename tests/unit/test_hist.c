@@ -96,9 +96,9 @@ static void printing_shows_only_the_occupied_range_with_scaled_bars(void **state
 	for (int i = 0; i < 5; i++)
 		hist_add(&h, 3000); /* [2048, 4096) */
 	text = print_to_string(&h);
-	assert_non_null(strstr(text, "[512, 1024)                      10  |@@@@@@@@@@|\n"));
-	assert_non_null(strstr(text, "[1024, 2048)                      0  |          |\n"));
-	assert_non_null(strstr(text, "[2048, 4096)                      5  |@@@@@     |\n"));
+	assert_non_null(strstr(text, "[512, 1024)                    10  |@@@@@@@@@@|\n"));
+	assert_non_null(strstr(text, "[1024, 2048)                    0  |          |\n"));
+	assert_non_null(strstr(text, "[2048, 4096)                    5  |@@@@@     |\n"));
 	assert_null(strstr(text, "[256, 512)"));
 	assert_null(strstr(text, "[4096, 8192)"));
 	assert_non_null(strstr(text, "count 15, mean 1400 ns\n"));
