@@ -41,7 +41,8 @@ struct family_result {
 	int nattempts;
 };
 
-#define METRIC_NAME_LEN 64
+/* lookup.ineligible_acl_not_cached[ + a 31-byte fs name + ] fits whole. */
+#define METRIC_NAME_LEN 80
 
 /* One named value of the flat metric namespace (src/metrics.h). */
 struct metric {

@@ -264,7 +264,7 @@ static int parse_line(struct parser *ps, const char *p, const char *e, struct ru
 		return -1;
 	}
 	if (q - p >= METRIC_NAME_LEN) {
-		bad(ps, p, q, "a metric name of at most 63 characters");
+		bad(ps, p, q, "a metric name of at most 79 characters");
 		return -1;
 	}
 	memcpy(r->metric, p, q - p);

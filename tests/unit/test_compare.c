@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "compare.h"
+#include "metrics.h"
 
 static const char *data_dir(void)
 {
@@ -238,6 +239,27 @@ static void html_is_self_contained_with_charts(void **state)
 	free_pair(&p);
 }
 
+/* The longest metric name, with the longest filesystem name, is kept whole. */
+static void long_filesystem_names_keep_whole_metric_names(void **state)
+{
+	struct profile p;
+	struct metric_list l;
+	const char *fs = "a-filesystem-name-of-31-bytes-x";
+	char want[128];
+
+	(void)state;
+	profile_init(&p);
+	p.fam[FAMILY_LOOKUP].status = FAMILY_OK;
+	p.fam[FAMILY_LOOKUP].mode = MODE_FENTRY;
+	assert_int_equal(strlen(fs), FS_NAME_LEN - 1);
+	assert_non_null(profile_add_fs(&p, fs));
+	assert_int_equal(metrics_collect(&p, &l), 0);
+	snprintf(want, sizeof(want), "lookup.ineligible_acl_not_cached[%s]", fs);
+	assert_non_null(metrics_find(&l, want));
+	metrics_free(&l);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +270,7 @@ int main(void)
 		cmocka_unit_test(single_runs_show_the_lookup_change_per_fs),
 		cmocka_unit_test(json_has_the_documented_shape),
 		cmocka_unit_test(html_is_self_contained_with_charts),
+		cmocka_unit_test(long_filesystem_names_keep_whole_metric_names),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);

@@ -287,8 +287,8 @@ static const struct {
 	{ "lookup.checks[] >= 1", "t.rules:1:1: expected a metric name, found 'lookup.checks[]'\n" },
 	{ "lookup.checks[tmpfs]x >= 1",
 	  "t.rules:1:1: expected a metric name, found 'lookup.checks[tmpfs]x'\n" },
-	{ "access.a234567890123456789012345678901234567890123456789012345678 >= 1",
-	  "t.rules:1:1: expected a metric name of at most 63 characters, "
+	{ "access.a2345678901234567890123456789012345678901234567890123456789012345678901234 >= 1",
+	  "t.rules:1:1: expected a metric name of at most 79 characters, "
 	  "found 'access.a23456789012345678901234567890123...'\n" },
 	{ "access.calls", "t.rules:1:13: expected an operator (>=, <=, >, <, ==, !=), "
 		"found end of line\n" },
