@@ -149,6 +149,45 @@ void metrics_free(struct metric_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+int metrics_schema(const char *fs, struct metric_list *out)
+{
+	struct profile p;
+	int err;
+
+	profile_init(&p);
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		p.fam[f].status = FAMILY_OK;
+	if (!profile_add_fs(&p, fs ? fs : "tmpfs")) {
+		profile_free(&p);
+		return -ENOMEM;
+	}
+	err = metrics_collect(&p, out);
+	profile_free(&p);
+	return err;
+}
+
+bool metric_name_valid(const char *name)
+{
+	const char *br = strchr(name, '[');
+	char fs[FS_NAME_LEN] = "tmpfs";
+	struct metric_list l;
+	bool ok;
+
+	if (br) {
+		size_t len = strcspn(br + 1, "]");
+
+		if (!len || len >= FS_NAME_LEN || strcmp(br + 1 + len, "]"))
+			return false;
+		memcpy(fs, br + 1, len);
+		fs[len] = 0;
+	}
+	if (metrics_schema(fs, &l))
+		return false;
+	ok = metrics_find(&l, name) != NULL;
+	metrics_free(&l);
+	return ok;
+}
+
 const struct metric *metrics_find(const struct metric_list *l, const char *name)
 {
 	for (size_t i = 0; i < l->n; i++)

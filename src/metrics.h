@@ -10,6 +10,7 @@
 #ifndef PERMSCOPE_METRICS_H
 #define PERMSCOPE_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "profile.h"
@@ -28,6 +29,15 @@ int metric_family(const char *name);
  * metric.  *samples is malloc'ed.
  */
 size_t metric_samples(const struct profile *p, const char *name, double **samples);
+
+/*
+ * Every name permscope can produce, as if all families recorded, per-fs
+ * names with filesystem `fs` (NULL: "tmpfs"); for checking names before
+ * anything recorded, and for hints.
+ */
+int metrics_schema(const char *fs, struct metric_list *out);
+/* Is `name` a metric permscope can produce at all, whatever recorded? */
+bool metric_name_valid(const char *name);
 
 /* The `max` known names closest to `name` (edit distance), for hints. */
 size_t metrics_nearest(const struct metric_list *known, const char *name,

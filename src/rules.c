@@ -443,36 +443,45 @@ static const char *status_text(enum family_status s)
 }
 
 /* Both profiles' metric names, each once. */
-static int known_names(const struct profile *a, const struct profile *b, struct metric_list *out)
+/* Append the names of `from` that `out` lacks. */
+static int append_unique(struct metric_list *out, const struct metric_list *from)
 {
-	struct metric_list la, lb;
-
-	if (metrics_collect(a, &la))
-		return -ENOMEM;
-	if (metrics_collect(b, &lb)) {
-		metrics_free(&la);
-		return -ENOMEM;
-	}
-	*out = la;
-	for (size_t i = 0; i < lb.n; i++) {
-		if (metrics_find(&la, lb.m[i].name))
+	for (size_t i = 0; i < from->n; i++) {
+		if (metrics_find(out, from->m[i].name))
 			continue;
 		if (out->n == out->cap) {
 			size_t cap = out->cap ? 2 * out->cap : 64;
 			struct metric *m = realloc(out->m, cap * sizeof(*m));
 
-			if (!m) {
-				metrics_free(&lb);
-				metrics_free(out);
+			if (!m)
 				return -ENOMEM;
-			}
 			out->m = m;
 			out->cap = cap;
 		}
-		out->m[out->n++] = lb.m[i];
+		out->m[out->n++] = from->m[i];
 	}
-	metrics_free(&lb);
 	return 0;
+}
+
+/* Names for hints: both profiles' metrics, then every name permscope knows. */
+static int known_names(const struct profile *a, const struct profile *b, struct metric_list *out)
+{
+	struct metric_list more[2];
+	int err = metrics_collect(a, out);
+
+	if (err)
+		return err;
+	if (!(err = metrics_collect(b, &more[0]))) {
+		err = append_unique(out, &more[0]);
+		metrics_free(&more[0]);
+	}
+	if (!err && !(err = metrics_schema(NULL, &more[1]))) {
+		err = append_unique(out, &more[1]);
+		metrics_free(&more[1]);
+	}
+	if (err)
+		metrics_free(out);
+	return err;
 }
 
 static void unknown_metric(const struct rule *r, const struct profile *base,
@@ -517,7 +526,8 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	if (errlen)
 		err[0] = 0;
 	res->verdict = VERDICT_NO_VERDICT;
-	if (f < 0) {
+	/* A name no profile could hold is a mistake, whatever recorded. */
+	if (f < 0 || !metric_name_valid(r->metric)) {
 		unknown_metric(r, base, cur, err, errlen);
 		return -1;
 	}

@@ -465,9 +465,17 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
 	assert_string_equal(res.reason, "the exec family did not record in the baseline "
 			    "(not requested) nor in the current profile (not requested)");
-	/* a misspelt name of a family that did not record: no verdict either */
-	evaluate("exec.enoent_erly_share >= baseline", &a, &b, &res);
-	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	/* a misspelt name is bad input even where its family did not record */
+	{
+		struct rule_set rs;
+		struct rule r = one_rule("exec.enoent_erly_share >= baseline", &rs);
+		char err[1024];
+
+		assert_int_equal(rule_evaluate(&r, &a, &b, &res, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "unknown metric 'exec.enoent_erly_share'; "
+					    "nearest: exec.enoent_early_share"));
+		rules_free(&rs);
+	}
 
 	access_profile(&tp, MODE_TRACEPOINT, 0);
 	access_profile(&lk, MODE_FENTRY, 0);
