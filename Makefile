@@ -8,11 +8,11 @@ CLANG     ?= clang
 BPFTOOL   ?= bpftool
 LLVM_STRIP ?= llvm-strip
 
-# Debian packages the build and the tests need (see README, "Dependencies").
-DEPS_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-             libjansson-dev libcmocka-dev \
-             qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod \
-             xz-utils zstd file chromium
+# Debian packages (see README, "Dependencies"): what building and running
+# needs, and what the tests add (cmocka, the QEMU suite, Chromium).
+BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev
+TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
+              kmod xz-utils zstd file chromium
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
@@ -37,15 +37,16 @@ VM_BINS   := $(OUT)/tests/test_vm $(OUT)/static/permscope $(OUT)/static/workload
 # Keep the BPF objects: tests and `bpftool prog` users may want them.
 .SECONDARY:
 
-.PHONY: all deps run test unit-test live-test vmtest static vmlinux clean help check-tools
+.PHONY: all deps test-deps run test unit-test live-test vmtest static vmlinux clean help check-tools
 
 all: permscope
 
 help:
 	@echo "make            build ./permscope"
 	@echo "make deps       install the Debian packages the build needs (apt-get, root)"
+	@echo "make test-deps  deps + what the tests need (cmocka, QEMU, Chromium)"
 	@echo "make run        deps + build, record this machine 5 s and print the per-fs report"
-	@echo "make test       deps + build + every test: unit, live on this kernel, VM kernels"
+	@echo "make test       test-deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
@@ -53,14 +54,19 @@ help:
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
 # Installs only what is missing; never touches apt sources.
-deps:
-	@missing=$$(for p in $(DEPS_PKGS); do \
+install_missing = @missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "Error: missing packages:" $$missing "(run 'make deps' as root)" >&2; exit 1; fi; \
 		echo "Installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+
+deps:
+	$(call install_missing,$(BUILD_PKGS))
+
+test-deps:
+	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS))
 
 check-tools:
 	@for t in $(CLANG) $(BPFTOOL) $(CC); do command -v $$t >/dev/null || \
@@ -69,9 +75,9 @@ check-tools:
 run: deps permscope
 	./permscope report
 
-# The VM suite runs when QEMU is there (make deps installs it);
+# The VM suite runs when QEMU is there (make test-deps installs it);
 # PERMSCOPE_SKIP_VM=1 leaves it out for a quick run, and test_vm then skips.
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS) $(VM_BINS)
 	@vm=0; if [ -z "$(PERMSCOPE_SKIP_VM)" ] && command -v qemu-system-x86_64 >/dev/null; then \
 		tests/vm/vmtest || vm=$$?; \
@@ -84,7 +90,7 @@ unit-test: permscope $(UNIT_BINS)
 live-test: permscope $(LIVE_BINS)
 	@tests/run-all --live-only $(OUT)/tests
 
-vmtest: deps
+vmtest: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)
 	@vm=0; tests/vm/vmtest || vm=$$?; tests/run-all --vm-only $(OUT)/tests && [ $$vm = 0 ]
 
