@@ -40,6 +40,11 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp common_argp = { common_options, common_parse, 0, 0, 0, 0, 0 };
 
+const struct argp_child common_children[] = {
+	{ &common_argp, 0, "Output:", 1 },
+	{ 0 },
+};
+
 int parse_command(const struct argp *argp, int argc, char **argv, void *input)
 {
 	char name[64];

@@ -11,6 +11,8 @@ struct common_opts {
 	bool json;
 };
 extern const struct argp common_argp;
+/* argp children of a command whose only shared options are those. */
+extern const struct argp_child common_children[];
 
 /*
  * Parse a command's own arguments with argp, so that `--help` and errors

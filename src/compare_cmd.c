@@ -67,11 +67,6 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child compare_children[] = {
-	{ &common_argp, 0, "Output:", 1 },
-	{ 0 },
-};
-
 static const struct argp compare_argp = {
 	compare_options, compare_parse, "BASE NEW",
 	"Compare two profiles family by family, filesystem by filesystem, outcome "
@@ -86,7 +81,7 @@ static const struct argp compare_argp = {
 	"Examples:\n"
 	"  permscope compare stock.json patched.json\n"
 	"  permscope compare base.json new.json --format html -o compare.html\n",
-	compare_children, 0, 0,
+	common_children, 0, 0,
 };
 
 int cmd_compare(int argc, char **argv)

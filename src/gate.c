@@ -85,11 +85,6 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child gate_children[] = {
-	{ &common_argp, 0, "Output:", 1 },
-	{ 0 },
-};
-
 static const struct argp gate_argp = {
 	gate_options, gate_parse, "",
 	"Apply rules to a current profile and a baseline profile and give each rule "
@@ -104,7 +99,7 @@ static const struct argp gate_argp = {
 	"  permscope gate --baseline stock.json --current patched.json\n"
 	"  permscope gate -b base.json -c new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate --print-default-rules > ci.rules\n",
-	gate_children, 0, 0,
+	common_children, 0, 0,
 };
 
 /* json_string, never NULL: bytes that are not ASCII become '?'. */

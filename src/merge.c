@@ -57,11 +57,6 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child merge_children[] = {
-	{ &common_argp, 0, "Output:", 1 },
-	{ 0 },
-};
-
 static const struct argp merge_argp = {
 	merge_options, merge_parse, "PROFILE...",
 	"Merge recordings of the same workload into one profile: counters and "
@@ -72,7 +67,7 @@ static const struct argp merge_argp = {
 	"Example:\n"
 	"  for i in 1 2 3; do permscope record -o run$i.json -- make -j2; done\n"
 	"  permscope merge run1.json run2.json run3.json -o base.json\n",
-	merge_children, 0, 0,
+	common_children, 0, 0,
 };
 
 /* Append `src`'s runs (or src itself as one run) to `dst`. */
