@@ -230,11 +230,7 @@ static void hist_pair_text(FILE *out, const char *title, const struct hist *a,
 	for (int i = first; i <= last; i++) {
 		char range[40];
 
-		if (hist_hi(i) == UINT64_MAX)
-			snprintf(range, sizeof(range), "[%llu, inf)", (unsigned long long)hist_lo(i));
-		else
-			snprintf(range, sizeof(range), "[%llu, %llu)", (unsigned long long)hist_lo(i),
-				 (unsigned long long)hist_hi(i));
+		hist_range(i, range, sizeof(range));
 		fprintf(out, "  %-19s %8llu |", range, (unsigned long long)a->slots[i]);
 		for (int j = 0; j < width; j++)
 			fputc(j < (int)((a->slots[i] * width + max - 1) / max) ? '@' : ' ', out);

@@ -72,11 +72,10 @@ struct family {
 } while (0)
 
 /* Sum a per-CPU map value made only of __u64 counters. */
-static int percpu_sum(struct bpf_map *map, const void *key, __u64 *out, size_t size)
+static int percpu_sum(struct bpf_map *map, const void *key, void *out, size_t size)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	size_t n = size / sizeof(__u64);
-	__u64 *vals;
+	char *vals;
 	int err;
 
 	if (ncpus <= 0)
@@ -87,8 +86,7 @@ static int percpu_sum(struct bpf_map *map, const void *key, __u64 *out, size_t s
 	err = bpf_map__lookup_elem(map, key, bpf_map__key_size(map), vals, ncpus * size, 0);
 	if (!err)
 		for (int c = 0; c < ncpus; c++)
-			for (size_t i = 0; i < n; i++)
-				out[i] += vals[c * n + i];
+			counters_add(out, vals + c * size, size);
 	free(vals);
 	return err;
 }
@@ -132,7 +130,7 @@ static int access_collect(void *s, struct profile *p)
 	__u32 zero = 0;
 
 	memset(&p->access, 0, sizeof(p->access));
-	return percpu_sum(skel->maps.stats, &zero, (__u64 *)&p->access, sizeof(p->access));
+	return percpu_sum(skel->maps.stats, &zero, &p->access, sizeof(p->access));
 }
 
 static int exec_configure(void *s, const struct probe_opts *o, enum attach_mode m,
@@ -153,7 +151,7 @@ static int exec_collect(void *s, struct profile *p)
 	__u32 zero = 0;
 
 	memset(&p->exec, 0, sizeof(p->exec));
-	return percpu_sum(skel->maps.stats, &zero, (__u64 *)&p->exec, sizeof(p->exec));
+	return percpu_sum(skel->maps.stats, &zero, &p->exec, sizeof(p->exec));
 }
 
 static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mode m,
@@ -179,7 +177,7 @@ static int lookup_collect(void *s, struct profile *p)
 		struct fs_result *fs;
 
 		prev = &key;
-		err = percpu_sum(skel->maps.stats, &key, (__u64 *)&sum, sizeof(sum));
+		err = percpu_sum(skel->maps.stats, &key, &sum, sizeof(sum));
 		if (err)
 			return err;
 		if (bpf_map__lookup_elem(skel->maps.fs_names, &key, sizeof(key), &name,
@@ -190,8 +188,7 @@ static int lookup_collect(void *s, struct profile *p)
 		fs = profile_add_fs(p, name.name);
 		if (!fs)
 			return -ENOMEM;
-		for (size_t i = 0; i < sizeof(sum) / sizeof(__u64); i++)
-			((__u64 *)&fs->s)[i] += ((__u64 *)&sum)[i];
+		counters_add(&fs->s, &sum, sizeof(sum));
 	}
 	profile_sort_fs(p);
 	return 0;

@@ -22,6 +22,14 @@ int hist_slot_of_lo(uint64_t lo)
 	return -1;
 }
 
+void hist_range(unsigned int slot, char *buf, size_t size)
+{
+	if (hist_hi(slot) == UINT64_MAX)
+		snprintf(buf, size, "[%" PRIu64 ", inf)", hist_lo(slot));
+	else
+		snprintf(buf, size, "[%" PRIu64 ", %" PRIu64 ")", hist_lo(slot), hist_hi(slot));
+}
+
 void hist_merge(struct hist *into, const struct hist *from)
 {
 	for (int i = 0; i < HIST_SLOTS; i++)
@@ -39,7 +47,7 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 {
 	int first = -1, last = -1;
 	uint64_t max = 0;
-	char range[48], hi[24];
+	char range[48];
 
 	for (int i = 0; i < HIST_SLOTS; i++) {
 		if (!h->slots[i])
@@ -58,11 +66,7 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 	for (int i = first; i <= last; i++) {
 		int bar = (int)((h->slots[i] * width + max - 1) / max);
 
-		if (hist_hi(i) == UINT64_MAX)
-			snprintf(hi, sizeof(hi), "inf");
-		else
-			snprintf(hi, sizeof(hi), "%" PRIu64, hist_hi(i));
-		snprintf(range, sizeof(range), "[%" PRIu64 ", %s)", hist_lo(i), hi);
+		hist_range(i, range, sizeof(range));
 		fprintf(out, "%s%-22s %10llu  |", indent, range,
 			(unsigned long long)h->slots[i]);
 		for (int j = 0; j < width; j++)

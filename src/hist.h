@@ -19,6 +19,8 @@ uint64_t hist_hi(unsigned int slot);
 /* The slot whose [lo, hi) starts at lo, or -1 when lo is no bucket bound. */
 int hist_slot_of_lo(uint64_t lo);
 void hist_merge(struct hist *into, const struct hist *from);
+/* "[lo, hi)" of a slot, "[lo, inf)" for the open last one. */
+void hist_range(unsigned int slot, char *buf, size_t size);
 bool hist_empty(const struct hist *h);
 /* Print like bpftrace/print_log2_hist: range, count, bar of `width` chars. */
 void hist_print(FILE *out, const struct hist *h, const char *indent, int width);

@@ -94,12 +94,6 @@ static int add_runs(struct profile *dst, const struct profile *src)
 	return 0;
 }
 
-static void sum_u64(__u64 *into, const __u64 *from, size_t bytes)
-{
-	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
-		into[i] += from[i];
-}
-
 static int merge_into(struct profile *m, const struct profile *p, const char *path,
 		      bool allow_mode_mismatch)
 {
@@ -118,14 +112,14 @@ static int merge_into(struct profile *m, const struct profile *p, const char *pa
 			return EXIT_USAGE;
 		}
 	}
-	sum_u64((__u64 *)&m->access, (const __u64 *)&p->access, sizeof(m->access));
-	sum_u64((__u64 *)&m->exec, (const __u64 *)&p->exec, sizeof(m->exec));
+	counters_add(&m->access, &p->access, sizeof(m->access));
+	counters_add(&m->exec, &p->exec, sizeof(m->exec));
 	for (size_t i = 0; i < p->nfs; i++) {
 		struct fs_result *fs = profile_add_fs(m, p->fs[i].name);
 
 		if (!fs)
 			return EXIT_FAIL;
-		sum_u64((__u64 *)&fs->s, (const __u64 *)&p->fs[i].s, sizeof(fs->s));
+		counters_add(&fs->s, &p->fs[i].s, sizeof(fs->s));
 	}
 	profile_sort_fs(m);
 	if (p->start_ns < m->start_ns)

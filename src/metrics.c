@@ -124,8 +124,7 @@ static void lookup_metrics(const struct profile *p, struct metric_list *l)
 	struct lookup_stats total = {0};
 
 	for (size_t i = 0; i < p->nfs; i++)
-		for (size_t j = 0; j < sizeof(total) / sizeof(__u64); j++)
-			((__u64 *)&total)[j] += ((const __u64 *)&p->fs[i].s)[j];
+		counters_add(&total, &p->fs[i].s, sizeof(total));
 	lookup_one(l, NULL, &total);
 	for (size_t i = 0; i < p->nfs; i++)
 		lookup_one(l, p->fs[i].name, &p->fs[i].s);

@@ -51,6 +51,15 @@ const char *mode_name(enum attach_mode m) { return mode_names[m]; }
 int mode_by_name(const char *n) { return index_of(mode_names, MODE_COUNT, n); }
 const char *lookup_reason_name(enum lookup_reason r) { return reason_names[r]; }
 
+void counters_add(void *into, const void *from, size_t bytes)
+{
+	__u64 *a = into;
+	const __u64 *b = from;
+
+	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
+		a[i] += b[i];
+}
+
 void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));

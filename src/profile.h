@@ -97,6 +97,12 @@ const char *lookup_reason_name(enum lookup_reason r);
 /* The JSON key of an exec errno count: "ENOENT", "errno41", "other" (index 0). */
 const char *errno_key(int e, char *buf, size_t size);
 
+/*
+ * into += from for stats structs made only of __u64 counters (access_stats,
+ * exec_stats, lookup_stats, struct hist): `bytes` is their size.
+ */
+void counters_add(void *into, const void *from, size_t bytes);
+
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
 /* Fill host and kernel identity from uname() and /proc. */
