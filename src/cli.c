@@ -65,14 +65,14 @@ int emit_output(const char *path, const char *data, size_t len)
 
 	if (!path || !strcmp(path, "-")) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
-			error("writing to standard output failed: %s", strerror(errno));
+			pr_err("writing to standard output failed: %s", strerror(errno));
 			return EXIT_FAIL;
 		}
 		return EXIT_OK;
 	}
 	err = write_file_atomic(path, data, len, false);
 	if (err) {
-		error("cannot write %s: %s", path, strerror(-err));
+		pr_err("cannot write %s: %s", path, strerror(-err));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;

@@ -63,6 +63,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	error("unknown command '%s' (try 'permscope --help')", argv[1]);
+	pr_err("unknown command '%s' (try 'permscope --help')", argv[1]);
 	return EXIT_USAGE;
 }

@@ -258,9 +258,9 @@ static void announce(const struct profile *p, const struct record_opts *o)
 			break;
 	}
 	if (o->command)
-		info("Recording (%s) while %s runs...", line, o->command[0]);
+		pr_info("Recording (%s) while %s runs...", line, o->command[0]);
 	else
-		info("Recording (%s)%s", line, o->duration_s ? "..." : " until Ctrl-C or SIGTERM...");
+		pr_info("Recording (%s)%s", line, o->duration_s ? "..." : " until Ctrl-C or SIGTERM...");
 }
 
 static char **copy_argv(char **argv)
@@ -290,14 +290,14 @@ int record_run(const struct record_opts *o, struct profile *p)
 	if (probe.filter_comm)
 		memcpy(p->filter_comm, probe.comm, sizeof(p->filter_comm));
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
-		error("--pid %d: no such process", o->pid);
+		pr_err("--pid %d: no such process", o->pid);
 		return EXIT_USAGE;
 	}
 	probe.filter_tasks = o->pid || o->command;
 
 	err = ensure_tracefs();
 	if (err)
-		warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed: %s "
+		pr_warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed: %s "
 		     "(tracepoint mode will not attach)", strerror(-err));
 	families_init_logging();
 
@@ -312,7 +312,7 @@ int record_run(const struct record_opts *o, struct profile *p)
 	if (o->command) {
 		err = workload_fork(o->command, &oldmask, &w);
 		if (err) {
-			error("cannot start %s: %s", o->command[0], strerror(-err));
+			pr_err("cannot start %s: %s", o->command[0], strerror(-err));
 			ret = EXIT_FAIL;
 			goto out;
 		}
@@ -328,10 +328,10 @@ int record_run(const struct record_opts *o, struct profile *p)
 		attached++;
 		if ((o->pid && family_track(fams[f], o->pid)) ||
 		    (w.pid && family_track(fams[f], w.pid)))
-			warn("%s: cannot set the process filter: %s", family_name(f), strerror(errno));
+			pr_warn("%s: cannot set the process filter: %s", family_name(f), strerror(errno));
 	}
 	if (!attached) {
-		error("no probe family could attach on this kernel (%s)",
+		pr_err("no probe family could attach on this kernel (%s)",
 		      geteuid() ? "run as root" : "see the reasons below");
 		for (int f = 0; f < FAMILY_COUNT; f++)
 			for (int i = 0; i < p->fam[f].nattempts; i++)
@@ -349,7 +349,7 @@ int record_run(const struct record_opts *o, struct profile *p)
 		err = workload_release(&w);
 		if (err) {
 			waitpid(w.pid, NULL, 0);
-			error("cannot run '%s': %s", o->command[0], strerror(err));
+			pr_err("cannot run '%s': %s", o->command[0], strerror(err));
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -359,7 +359,7 @@ int record_run(const struct record_opts *o, struct profile *p)
 
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (fams[f] && (err = family_collect(fams[f], p))) {
-			error("%s: reading the counters failed: %s", family_name(f), strerror(-err));
+			pr_err("%s: reading the counters failed: %s", family_name(f), strerror(-err));
 			ret = EXIT_FAIL;
 		}
 	}
@@ -375,105 +375,4 @@ out:
 		;
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return ret;
-}
-
-/* ---- permscope record ---------------------------------------------------- */
-
-#include "commands.h"
-#include "render.h"
-
-struct record_cmd {
-	struct record_opts rec;
-	struct common_opts common;
-	const char *output;
-};
-
-static const struct argp_option record_cmd_options[] = {
-	{ "output", 'o', "FILE", 0, "Write the profile to FILE (default: permscope.json)", 0 },
-	{ 0 },
-};
-
-static error_t record_cmd_parse(int key, char *arg, struct argp_state *state)
-{
-	struct record_cmd *c = state->input;
-
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->rec;
-		state->child_inputs[1] = &c->common;
-		break;
-	case 'o':
-		c->output = arg;
-		break;
-	case ARGP_KEY_ARGS:
-		c->rec.command = state->argv + state->next;
-		state->next = state->argc;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-static const struct argp_child record_cmd_children[] = {
-	{ &record_argp, 0, "What to record:", 1 },
-	{ &common_argp, 0, "Output:", 2 },
-	{ 0 },
-};
-
-static const struct argp record_cmd_argp = {
-	record_cmd_options, record_cmd_parse, "[-- CMD [ARGS...]]",
-	"Attach the lookup, access and exec probe families, then run CMD and its "
-	"children (or watch the whole machine for --duration seconds, or until "
-	"Ctrl-C), and write what they counted to a profile.\v"
-	"Each family attaches in the first mode that works here (fentry, kprobe, "
-	"tracepoint) and the profile says which; a family that cannot attach is "
-	"listed as unavailable with the reason, and the others still record.\n\n"
-	"Examples:\n"
-	"  permscope record -d 10                 the whole machine for 10 s\n"
-	"  permscope record -o build.json -- make -j2\n"
-	"  permscope record --families access --pid 1234 -d 5\n"
-	"  permscope report build.json            read it back\n",
-	record_cmd_children, 0, 0,
-};
-
-int cmd_record(int argc, char **argv)
-{
-	struct record_cmd c = { .output = "permscope.json" };
-	struct profile p;
-	int ret, err;
-
-	record_opts_init(&c.rec);
-	parse_command(&record_cmd_argp, argc, argv, &c);
-	if (c.rec.pid && c.rec.command) {
-		error("--pid and a command exclude each other (the command's own pid is followed)");
-		return EXIT_USAGE;
-	}
-	ret = record_run(&c.rec, &p);
-	if (ret != EXIT_OK) {
-		profile_free(&p);
-		return ret;
-	}
-	err = profile_write(&p, c.output);
-	if (err) {
-		error("cannot write profile %s: %s", c.output, strerror(-err));
-		profile_free(&p);
-		return EXIT_FAIL;
-	}
-	if (c.common.json)
-		render_json(stdout, &p);
-	else if (verbosity >= 0)
-		render_text(stdout, &p, false); /* -q: the profile file is the only output */
-	fflush(stdout); /* the summary before the note, also when piped */
-	info("\nProfile written to %s; 'permscope report %s' shows the histograms.",
-	     c.output, c.output);
-	if (p.command && p.exit_status < 0)
-		warn("the recording ended before the command did: it was stopped, counts "
-		     "cover only what it did until then");
-	else if (p.command && p.exit_status > 128)
-		warn("the command was killed by signal %d", p.exit_status - 128);
-	else if (p.command && p.exit_status)
-		warn("the command failed with status %d", p.exit_status);
-	profile_free(&p);
-	return EXIT_OK;
 }

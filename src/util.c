@@ -23,7 +23,7 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void error(const char *fmt, ...)
+void pr_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -32,7 +32,7 @@ void error(const char *fmt, ...)
 	va_end(ap);
 }
 
-void warn(const char *fmt, ...)
+void pr_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -41,7 +41,7 @@ void warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-void info(const char *fmt, ...)
+void pr_info(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -63,7 +63,7 @@ int ensure_tracefs(void)
 		return 0;
 	if (mount("tracefs", TRACEFS_PATH, "tracefs", 0, NULL) == 0) {
 		if (verbosity > 0)
-			info("mounted tracefs at %s", TRACEFS_PATH);
+			pr_info("mounted tracefs at %s", TRACEFS_PATH);
 		return 0;
 	}
 	return -errno;

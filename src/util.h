@@ -11,16 +11,22 @@
 enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,  /* the job failed */
+	EXIT_REGRESSION = 1, /* gate: a rule failed (the gate's "job failed") */
 	EXIT_USAGE = 2, /* bad usage or bad input */
+	EXIT_NO_VERDICT = 3, /* gate: no rule failed, but one gave no verdict */
+	EXIT_ENV = 4,   /* gate: its environment failed (out of memory, output unwritable) */
 };
 
 extern int verbosity; /* -1 quiet, 0 normal, 1 verbose (-v) */
 
-/* "Error: what failed: why (hint)" on stderr, bpftool style. */
-void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * "Error: what failed: why (hint)" on stderr, bpftool style.  Named like
+ * the kernel's pr_*() so they never shadow glibc's error(3) and warn(3).
+ */
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress and notes on stderr, silenced by -q. */
-void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Mount tracefs at /sys/kernel/tracing when nothing is there yet. */
 int ensure_tracefs(void);

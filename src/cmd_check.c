@@ -90,7 +90,7 @@ int cmd_check(int argc, char **argv)
 	parse_command(&check_argp, argc, argv, &c);
 	uname(&u);
 	if (ensure_tracefs())
-		warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed");
+		pr_warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed");
 	families_init_logging();
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (!c.rec.probe.want[f])
@@ -100,7 +100,7 @@ int cmd_check(int argc, char **argv)
 	}
 	have_layout = cred_layout_read(NULL, &layout, err, sizeof(err)) == 0;
 	if (!have_layout)
-		warn("%s", err);
+		pr_warn("%s", err);
 
 	if (c.common.json) {
 		fams = json_object();

@@ -96,17 +96,17 @@ int cmd_report(int argc, char **argv)
 
 	if (c.input) {
 		if (memcmp(&c.rec, &defaults, sizeof(defaults))) {
-			error("recording options (-d, --families, --mode, --pid, --comm) need no FILE");
+			pr_err("recording options (-d, --families, --mode, --pid, --comm) need no FILE");
 			return EXIT_USAGE;
 		}
 		if (profile_read(c.input, &p, err, sizeof(err))) {
-			error("%s: %s", c.input, err);
+			pr_err("%s: %s", c.input, err);
 			return EXIT_USAGE;
 		}
 	} else {
 		if (!c.rec.duration_s)
 			c.rec.duration_s = REPORT_DEFAULT_SECONDS;
-		info("No profile given: recording this machine for %.0f s.", c.rec.duration_s);
+		pr_info("No profile given: recording this machine for %.0f s.", c.rec.duration_s);
 		ret = record_run(&c.rec, &p);
 		if (ret != EXIT_OK) {
 			profile_free(&p);
@@ -117,7 +117,7 @@ int cmd_report(int argc, char **argv)
 	out = open_memstream(&buf, &len);
 	if (!out) {
 		profile_free(&p);
-		error("out of memory");
+		pr_err("out of memory");
 		return EXIT_FAIL;
 	}
 	switch (c.format) {

@@ -14,9 +14,6 @@
 #include "rules.h"
 #include "util.h"
 
-/* Exit status 3: no rule failed, but at least one gave no verdict. */
-#define EXIT_NO_VERDICT 3
-
 #define DEFAULT_RULES_NAME "(default rules)"
 
 static const char default_rules[] =
@@ -197,7 +194,7 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 	root = json_pack("{s:s,s:s,s:i,s:o}", "format", "permscope-gate/1",
 			 "verdict", overall(count), "exit_status", status, "rules", rules);
 	if (!root) {
-		error("out of memory");
+		pr_err("out of memory");
 		return -1;
 	}
 	err = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
@@ -292,9 +289,9 @@ static int load_rules(const char *path, struct rule_set *rs)
 		 : rules_parse(default_rules, strlen(default_rules), DEFAULT_RULES_NAME, rs, &errors);
 	if (n < 0) {
 		if (n == -ENOMEM)
-			error("out of memory");
+			pr_err("out of memory");
 		else
-			error("cannot read %s: %s", path, strerror(-n));
+			pr_err("cannot read %s: %s", path, strerror(-n));
 		return EXIT_USAGE;
 	}
 	if (n > 0) {
@@ -302,14 +299,14 @@ static int load_rules(const char *path, struct rule_set *rs)
 		for (char *line = errors, *nl; *line; line = nl + 1) {
 			nl = strchr(line, '\n');
 			*nl = 0;
-			error("%s", line);
+			pr_err("%s", line);
 		}
 		free(errors);
 		rules_free(rs);
 		return EXIT_USAGE;
 	}
 	if (!rs->n) {
-		error("%s: no rules (a gate without rules would pass anything)", rs->file);
+		pr_err("%s: no rules (a gate without rules would pass anything)", rs->file);
 		rules_free(rs);
 		return EXIT_USAGE;
 	}
@@ -338,11 +335,11 @@ int cmd_gate(int argc, char **argv)
 	profile_init(&base);
 	profile_init(&cur);
 	if (profile_read(c.baseline, &base, err, sizeof(err))) {
-		error("%s: %s", c.baseline, err);
+		pr_err("%s: %s", c.baseline, err);
 		bad = true;
 	}
 	if (profile_read(c.current, &cur, err, sizeof(err))) {
-		error("%s: %s", c.current, err);
+		pr_err("%s: %s", c.current, err);
 		bad = true;
 	}
 	if (bad) {
@@ -351,13 +348,13 @@ int cmd_gate(int argc, char **argv)
 	}
 	res = calloc(rs.n, sizeof(*res));
 	if (!res) {
-		error("out of memory");
+		pr_err("out of memory");
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	for (size_t i = 0; i < rs.n; i++) {
 		if (rule_evaluate(&rs.r[i], &base, &cur, &res[i], err, sizeof(err))) {
-			error("%s", err);
+			pr_err("%s", err);
 			bad = true;
 			continue;
 		}
@@ -371,7 +368,7 @@ int cmd_gate(int argc, char **argv)
 	if (c.junit) {
 		e = write_junit(c.junit, &rs, res, count);
 		if (e) {
-			error("cannot write %s: %s", c.junit, strerror(-e));
+			pr_err("cannot write %s: %s", c.junit, strerror(-e));
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -383,7 +380,7 @@ int cmd_gate(int argc, char **argv)
 		print_text(&rs, res, count);
 	}
 	if (fflush(stdout)) {
-		error("writing to standard output failed: %s", strerror(errno));
+		pr_err("writing to standard output failed: %s", strerror(errno));
 		ret = EXIT_USAGE;
 	}
 out:

@@ -99,7 +99,7 @@ int cmd_compare(int argc, char **argv)
 		c.format = FORMAT_JSON;
 	for (int i = 0; i < 2; i++)
 		if (profile_read(c.paths[i], &p[i], err, sizeof(err))) {
-			error("%s: %s", c.paths[i], err);
+			pr_err("%s: %s", c.paths[i], err);
 			if (i)
 				profile_free(&p[0]);
 			return EXIT_USAGE;
@@ -107,7 +107,7 @@ int cmd_compare(int argc, char **argv)
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		if (p[0].fam[f].status == FAMILY_OK && p[1].fam[f].status == FAMILY_OK &&
 		    p[0].fam[f].mode != p[1].fam[f].mode && !c.allow_mode_mismatch) {
-			error("the %s family attached with %s in %s but %s in %s: a mode changes what "
+			pr_err("the %s family attached with %s in %s but %s in %s: a mode changes what "
 			      "a probe sees and costs (--allow-mode-mismatch compares anyway)",
 			      family_name(f), mode_name(p[0].fam[f].mode), c.paths[0],
 			      mode_name(p[1].fam[f].mode), c.paths[1]);
@@ -120,7 +120,7 @@ int cmd_compare(int argc, char **argv)
 	cmp.cur_name = c.paths[1];
 	out = open_memstream(&buf, &len);
 	if (!out || compare_build(&cmp)) {
-		error("out of memory");
+		pr_err("out of memory");
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -99,14 +99,14 @@ static int merge_into(struct profile *m, const struct profile *p, const char *pa
 {
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (m->fam[f].status != p->fam[f].status) {
-			error("%s: the %s family is %s there but %s in the first profile", path,
+			pr_err("%s: the %s family is %s there but %s in the first profile", path,
 			      family_name(f), p->fam[f].status == FAMILY_OK ? "recorded" : "not recorded",
 			      m->fam[f].status == FAMILY_OK ? "recorded" : "not recorded");
 			return EXIT_USAGE;
 		}
 		if (p->fam[f].status == FAMILY_OK && m->fam[f].mode != p->fam[f].mode &&
 		    !allow_mode_mismatch) {
-			error("%s: the %s family attached with %s there but %s in the first profile "
+			pr_err("%s: the %s family attached with %s there but %s in the first profile "
 			      "(--allow-mode-mismatch merges them anyway)", path, family_name(f),
 			      mode_name(p->fam[f].mode), mode_name(m->fam[f].mode));
 			return EXIT_USAGE;
@@ -138,14 +138,14 @@ int cmd_merge(int argc, char **argv)
 
 	parse_command(&merge_argp, argc, argv, &c);
 	if (profile_read(c.inputs[0], &m, err, sizeof(err))) {
-		error("%s: %s", c.inputs[0], err);
+		pr_err("%s: %s", c.inputs[0], err);
 		return EXIT_USAGE;
 	}
 	/* The first input becomes the base; its own values are its run(s). */
 	if (!m.nruns) {
 		m.runs = calloc(1, sizeof(*m.runs));
 		if (!m.runs || metrics_collect(&m, &m.runs[0])) {
-			error("out of memory");
+			pr_err("out of memory");
 			profile_free(&m);
 			return EXIT_FAIL;
 		}
@@ -153,7 +153,7 @@ int cmd_merge(int argc, char **argv)
 	}
 	for (int i = 1; i < c.ninputs && ret == EXIT_OK; i++) {
 		if (profile_read(c.inputs[i], &p, err, sizeof(err))) {
-			error("%s: %s", c.inputs[i], err);
+			pr_err("%s: %s", c.inputs[i], err);
 			ret = EXIT_USAGE;
 			break;
 		}
@@ -163,10 +163,10 @@ int cmd_merge(int argc, char **argv)
 	if (ret == EXIT_OK) {
 		e = profile_write(&m, c.output);
 		if (e) {
-			error("cannot write %s: %s", c.output, strerror(-e));
+			pr_err("cannot write %s: %s", c.output, strerror(-e));
 			ret = EXIT_FAIL;
 		} else {
-			info("%zu runs merged into %s", m.nruns, c.output);
+			pr_info("%zu runs merged into %s", m.nruns, c.output);
 		}
 	}
 	profile_free(&m);
