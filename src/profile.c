@@ -60,6 +60,19 @@ void counters_add(void *into, const void *from, size_t bytes)
 		a[i] += b[i];
 }
 
+bool family_modes_differ(const struct profile *a, const char *a_name,
+			 const struct profile *b, const char *b_name, enum family_id f,
+			 char *why, size_t len)
+{
+	if (a->fam[f].status != FAMILY_OK || b->fam[f].status != FAMILY_OK ||
+	    a->fam[f].mode == b->fam[f].mode)
+		return false;
+	snprintf(why, len, "the %s family attached with %s in %s but %s in %s",
+		 family_name(f), mode_name(a->fam[f].mode), a_name, mode_name(b->fam[f].mode),
+		 b_name);
+	return true;
+}
+
 void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));

@@ -103,6 +103,16 @@ const char *errno_key(int e, char *buf, size_t size);
  */
 void counters_add(void *into, const void *from, size_t bytes);
 
+/*
+ * The one mode-mismatch policy: family `f` recorded in both profiles but
+ * in different attach modes, which changes what its probes see and cost.
+ * True with `why` set to "the F family attached with M1 in A but M2 in B"
+ * (A and B name the two profiles); the caller says what it does about it.
+ */
+bool family_modes_differ(const struct profile *a, const char *a_name,
+			 const struct profile *b, const char *b_name, enum family_id f,
+			 char *why, size_t len);
+
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
 /* Fill host and kernel identity from uname() and /proc. */
