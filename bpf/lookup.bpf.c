@@ -134,7 +134,7 @@ static __always_inline void permission_check(const struct inode *inode, int mask
 	 * directory: counted, not judged.
 	 */
 	if (d.opflags & PS_IOP_FASTPERM_MAY_EXEC)
-		s->flag_v2++;
+		s->may_exec_opt_in++;
 }
 
 SEC("fentry/inode_permission")

@@ -95,7 +95,7 @@ enum lookup_reason {
 	LOOKUP_INEL_MODE,           /* (mode & 0111) != 0111 */
 	LOOKUP_INEL_ACL,            /* a POSIX ACL is cached on the inode */
 	LOOKUP_INEL_ACL_NOT_CACHED, /* i_acl still ACL_NOT_CACHED/DONT_CACHE */
-	LOOKUP_INEL_NOT_OPTED_IN,   /* neither IOP_FASTPERM nor the v2 bit */
+	LOOKUP_INEL_NOT_OPTED_IN,   /* neither IOP_FASTPERM nor the MAY_EXEC opt-in */
 	LOOKUP_REASONS,
 };
 
@@ -109,9 +109,9 @@ struct lookup_stats {
 	__u64 checks;     /* MAY_EXEC checks on directories */
 	__u64 did_skip;   /* not nested in inode_permission(): fast path taken */
 	__u64 would_skip; /* eligibility predicate holds */
-	__u64 flag_v2;    /* i_opflags & 0x80 (v2 flag / merged opt-in) */
+	__u64 may_exec_opt_in; /* i_opflags & 0x80: the MAY_EXEC opt-in (v2: precomputed flag) */
 	__u64 violations; /* did skip although the predicate is false */
-	__u64 ineligible[LOOKUP_REASONS]; /* [0] unused */
+	__u64 ineligible[LOOKUP_REASONS]; /* by reason; [LOOKUP_ELIGIBLE] is never counted */
 };
 
 struct lookup_fs_name {

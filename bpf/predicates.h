@@ -48,7 +48,7 @@ static inline enum access_outcome access_outcome(bool needed, bool allocated)
 }
 
 #define PS_IOP_FASTPERM 0x0001
-#define PS_IOP_FASTPERM_MAY_EXEC 0x0080 /* the v2 precomputed flag */
+#define PS_IOP_FASTPERM_MAY_EXEC 0x0080 /* the MAY_EXEC opt-in (v2: precomputed flag) */
 #define PS_ACL_NOT_CACHED ((__u64)-1)   /* include/linux/fs.h */
 #define PS_ACL_DONT_CACHE ((__u64)-3)
 #define PS_S_IFMT 0170000

@@ -115,9 +115,9 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	cmp.base = &p[0];
-	cmp.cur = &p[1];
+	cmp.new = &p[1];
 	cmp.base_name = c.paths[0];
-	cmp.cur_name = c.paths[1];
+	cmp.new_name = c.paths[1];
 	out = open_memstream(&buf, &len);
 	if (!out || compare_build(&cmp)) {
 		pr_err("out of memory");

@@ -112,16 +112,8 @@ static int merge_into(struct profile *m, const struct profile *p, const char *pa
 			return EXIT_USAGE;
 		}
 	}
-	counters_add(&m->access, &p->access, sizeof(m->access));
-	counters_add(&m->exec, &p->exec, sizeof(m->exec));
-	for (size_t i = 0; i < p->nfs; i++) {
-		struct fs_result *fs = profile_add_fs(m, p->fs[i].name);
-
-		if (!fs)
-			return EXIT_FAIL;
-		counters_add(&fs->s, &p->fs[i].s, sizeof(fs->s));
-	}
-	profile_sort_fs(m);
+	if (profile_add(m, p))
+		return EXIT_FAIL;
 	if (p->start_ns < m->start_ns)
 		m->start_ns = p->start_ns;
 	if (p->end_ns > m->end_ns)

@@ -13,14 +13,14 @@
 
 struct compare_row {
 	char name[METRIC_NAME_LEN];
-	struct sample_summary base, cur;
-	bool in_base, in_cur;
+	struct sample_summary base, new;
+	bool in_base, in_new;
 	struct welch w;       /* valid when both sides have >= 2 runs */
 };
 
 struct compare {
-	const struct profile *base, *cur;
-	const char *base_name, *cur_name;
+	const struct profile *base, *new; /* the two sides, as everywhere: base and new */
+	const char *base_name, *new_name;
 	struct compare_row *rows;
 	size_t nrows;
 };
@@ -31,6 +31,20 @@ void compare_free(struct compare *c);
 
 void compare_text(FILE *out, const struct compare *c);
 int compare_json(FILE *out, const struct compare *c);
+/* A page that stands alone: inline SVG charts, no network (src/compare_html.c). */
 void compare_html(FILE *out, const struct compare *c);
+
+/* Shared by the text, JSON and HTML renderings. */
+#define COMPARE_ALPHA 0.05 /* below this p, a difference is significant */
+size_t compare_runs(const struct profile *p); /* 1 for a profile that is no merge */
+bool compare_significant(const struct compare_row *r);
+/* Counts and nanoseconds as integers, ratios with four digits. */
+const char *compare_num(char *buf, size_t len, double v, bool sign);
+/* "mean±sd", "mean" or "-" */
+void compare_value_text(char *buf, size_t len, const struct sample_summary *s, bool present);
+/* The mode a family attached in, or its status: "not requested", "unavailable". */
+const char *compare_side_status(const struct family_result *r);
+/* A lookup ratio row ("did_skip_ratio") of filesystem `fs`, 0 when `p` lacks it. */
+double compare_fs_ratio(const struct profile *p, const char *fs, const char *ratio);
 
 #endif

@@ -43,7 +43,6 @@ void families_init_logging(void)
 /* ---- per-family glue around the generated skeletons ----------------------- */
 
 struct family_ops {
-	unsigned int modes; /* bit per enum attach_mode */
 	void *(*open)(void);
 	struct bpf_object *(*object)(void *skel);
 	/* Set rodata for this mode; -errno with `why` filled when impossible. */
@@ -53,6 +52,8 @@ struct family_ops {
 	int (*attach)(void *skel);
 	void (*destroy)(void *skel);
 	struct bpf_map *(*tracked)(void *skel);
+	struct bpf_map *(*stats)(void *skel);
+	/* A per-fs family's own; the others' one per-CPU stats entry is read generically. */
 	int (*collect)(void *skel, struct profile *p);
 };
 
@@ -124,15 +125,6 @@ static int access_configure(void *s, const struct probe_opts *o, enum attach_mod
 			  (__u64 *)&skel->rodata->cred_alloc_len, why, len);
 }
 
-static int access_collect(void *s, struct profile *p)
-{
-	struct access_bpf *skel = s;
-	__u32 zero = 0;
-
-	memset(&p->access, 0, sizeof(p->access));
-	return percpu_sum(skel->maps.stats, &zero, &p->access, sizeof(p->access));
-}
-
 static int exec_configure(void *s, const struct probe_opts *o, enum attach_mode m,
 			  char *why, size_t len)
 {
@@ -143,15 +135,6 @@ static int exec_configure(void *s, const struct probe_opts *o, enum attach_mode 
 		return 0;
 	return text_range(o, "mm_alloc", (__u64 *)&skel->rodata->mm_alloc_lo,
 			  (__u64 *)&skel->rodata->mm_alloc_len, why, len);
-}
-
-static int exec_collect(void *s, struct profile *p)
-{
-	struct exec_bpf *skel = s;
-	__u32 zero = 0;
-
-	memset(&p->exec, 0, sizeof(p->exec));
-	return percpu_sum(skel->maps.stats, &zero, &p->exec, sizeof(p->exec));
 }
 
 static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mode m,
@@ -201,23 +184,24 @@ static int lookup_collect(void *s, struct profile *p)
 	static int x##_load(void *s) { return x##_bpf__load(s); }                          \
 	static int x##_attach(void *s) { return x##_bpf__attach(s); }                      \
 	static void x##_destroy(void *s) { x##_bpf__destroy(s); }                          \
-	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; }
+	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; } \
+	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
 
 SKEL_GLUE(access)
 SKEL_GLUE(exec)
 SKEL_GLUE(lookup)
 
-#define OPS(x, m) {                                                           \
-	.modes = (m), .open = x##_open, .object = x##_object,                 \
-	.configure = x##_configure, .load = x##_load, .attach = x##_attach,   \
-	.destroy = x##_destroy, .tracked = x##_tracked, .collect = x##_collect, \
+#define OPS(x, ...) {                                                    \
+	.open = x##_open, .object = x##_object, .configure = x##_configure,   \
+	.load = x##_load, .attach = x##_attach, .destroy = x##_destroy,       \
+	.tracked = x##_tracked, .stats = x##_stats, __VA_ARGS__                \
 }
 
+/* The modes each family can attach in are the schema's. */
 static const struct family_ops family_ops[FAMILY_COUNT] = {
-	/* No tracepoint sits on the permission-check path. */
-	[FAMILY_LOOKUP] = OPS(lookup, BIT(MODE_FENTRY) | BIT(MODE_KPROBE)),
-	[FAMILY_ACCESS] = OPS(access, BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT)),
-	[FAMILY_EXEC] = OPS(exec, BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT)),
+	[FAMILY_LOOKUP] = OPS(lookup, .collect = lookup_collect),
+	[FAMILY_ACCESS] = OPS(access),
+	[FAMILY_EXEC] = OPS(exec),
 };
 
 /* ---- mode selection ------------------------------------------------------- */
@@ -339,7 +323,7 @@ struct family *family_start(enum family_id f, const struct probe_opts *o,
 		if (o->only_mode != MODE_NONE && m != o->only_mode)
 			continue;
 		t = &res->attempts[res->nattempts++];
-		if (!(ops->modes & BIT(m))) {
+		if (!(schema[f].modes & BIT(m))) {
 			t->mode = m;
 			t->err = EOPNOTSUPP;
 			snprintf(t->why, sizeof(t->why), "no %s hook exists for this family%s",
@@ -380,7 +364,14 @@ int family_track(struct family *fam, int tgid)
 
 int family_collect(struct family *fam, struct profile *p)
 {
-	return fam->ops->collect(fam->skel, p);
+	void *stats;
+	__u32 zero = 0;
+
+	if (fam->ops->collect)
+		return fam->ops->collect(fam->skel, p);
+	stats = profile_stats(p, fam->id, 0);
+	memset(stats, 0, schema[fam->id].stats_size);
+	return percpu_sum(fam->ops->stats(fam->skel), &zero, stats, schema[fam->id].stats_size);
 }
 
 void family_stop(struct family *fam)

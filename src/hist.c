@@ -76,3 +76,33 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 	fprintf(out, "%scount %llu, mean %.0f ns\n", indent, (unsigned long long)h->count,
 		h->count ? (double)h->sum / h->count : 0.0);
 }
+
+bool hist_pair_range(const struct hist *a, const struct hist *b, int *first, int *last,
+		     __u64 *max)
+{
+	*first = *last = -1;
+	*max = 0;
+	for (int i = 0; i < HIST_SLOTS; i++) {
+		if (!a->slots[i] && !b->slots[i])
+			continue;
+		if (*first < 0)
+			*first = i;
+		*last = i;
+		*max = a->slots[i] > *max ? a->slots[i] : *max;
+		*max = b->slots[i] > *max ? b->slots[i] : *max;
+	}
+	return *first >= 0;
+}
+
+json_t *hist_buckets_json(const struct hist *h)
+{
+	json_t *buckets = json_array();
+
+	for (int i = 0; i < HIST_SLOTS; i++)
+		if (h->slots[i])
+			json_array_append_new(buckets, json_pack("{s:I,s:o,s:I}",
+				"lo", (json_int_t)hist_lo(i),
+				"hi", hist_hi(i) == UINT64_MAX ? json_null() : json_integer(hist_hi(i)),
+				"count", (json_int_t)h->slots[i]));
+	return buckets;
+}

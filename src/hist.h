@@ -7,6 +7,7 @@
 #ifndef PERMSCOPE_HIST_H
 #define PERMSCOPE_HIST_H
 
+#include <jansson.h>
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +23,14 @@ void hist_merge(struct hist *into, const struct hist *from);
 /* "[lo, hi)" of a slot, "[lo, inf)" for the open last one. */
 void hist_range(unsigned int slot, char *buf, size_t size);
 bool hist_empty(const struct hist *h);
+/*
+ * The slots either histogram occupies, [first, last], and the larger count
+ * of any slot; false when both are empty.  For drawing two side by side.
+ */
+bool hist_pair_range(const struct hist *a, const struct hist *b, int *first, int *last,
+		     __u64 *max);
+/* [{lo, hi, count}] of the occupied slots, hi null for the open last one. */
+json_t *hist_buckets_json(const struct hist *h);
 /* Print like bpftrace/print_log2_hist: range, count, bar of `width` chars. */
 void hist_print(FILE *out, const struct hist *h, const char *indent, int width);
 

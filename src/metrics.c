@@ -32,11 +32,6 @@ static int add(struct metric_list *l, double value, const char *fmt, ...)
 	return 0;
 }
 
-static double ratio(double part, double whole)
-{
-	return whole > 0 ? part / whole : 0.0;
-}
-
 /* PREFIX.latency.{mean,p50,p90,p99} in ns. */
 static void add_latency(struct metric_list *l, const char *prefix, const struct hist *h)
 {
@@ -46,99 +41,65 @@ static void add_latency(struct metric_list *l, const char *prefix, const struct 
 	add(l, hist_quantile(h, 0.99), "%s.latency.p99", prefix);
 }
 
-static void access_metrics(const struct profile *p, struct metric_list *l)
+/*
+ * Every row of one stats struct as FAMILY.KEY[SUFFIX], in schema order,
+ * then the latencies: merged ones (FAMILY.latency, FAMILY.enoent.latency),
+ * then each outcome's.  Absent rows give no metric.
+ */
+static void stats_metrics(struct metric_list *l, const struct family_schema *fs,
+			  const void *stats, uint32_t absent, const char *sfx)
 {
-	const struct access_stats *s = &p->access;
-	struct hist all = {0};
-	double calls = 0;
-	char prefix[48];
+	char key[64], prefix[64];
+	struct hist h;
 
-	for (int o = 0; o < ACCESS_OUTCOMES; o++) {
-		calls += s->calls[o];
-		hist_merge(&all, &s->latency[o]);
-	}
-	add(l, calls, "access.calls");
-	for (int o = 0; o < ACCESS_OUTCOMES; o++)
-		add(l, s->calls[o], "access.%s", access_outcome_names[o]);
-	add(l, ratio(s->calls[ACCESS_AVOIDABLE], calls), "access.avoidable_per_call");
-	add(l, ratio(s->calls[ACCESS_NEEDED], calls), "access.needed_per_call");
-	add(l, ratio(s->calls[ACCESS_FAST], calls), "access.fast_ratio");
-	add(l, s->eaccess, "access.eaccess");
-	add(l, s->drops, "access.drops");
-	add_latency(l, "access", &all);
-	for (int o = 0; o < ACCESS_OUTCOMES; o++) {
-		snprintf(prefix, sizeof(prefix), "access.%s", access_outcome_names[o]);
-		add_latency(l, prefix, &s->latency[o]);
-	}
-}
+	for (int i = 0; i < fs->nrows; i++)
+		if (fs->rows[i].kind != ROW_ERRNOS && !schema_row_absent(fs, i, absent))
+			add(l, schema_value(fs, i, stats), "%s.%s%s", fs->name,
+			    schema_row_key(&fs->rows[i], key, sizeof(key)), sfx);
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
 
-static void exec_metrics(const struct profile *p, struct metric_list *l)
-{
-	const struct exec_stats *s = &p->exec;
-	struct hist all = {0}, enoent = {0};
-	double calls = 0, early = s->calls[EXEC_ENOENT_EARLY], late = s->calls[EXEC_ENOENT_LATE];
-	char prefix[48];
-
-	for (int o = 0; o < EXEC_OUTCOMES; o++) {
-		calls += s->calls[o];
-		hist_merge(&all, &s->latency[o]);
+		if (r->kind != ROW_SUM || !r->latency || schema_row_absent(fs, i, absent))
+			continue;
+		schema_latency(fs, r->terms, stats, &h);
+		snprintf(prefix, sizeof(prefix), "%s%s%s", fs->name, *r->latency ? "." : "",
+			 r->latency);
+		add_latency(l, prefix, &h);
 	}
-	hist_merge(&enoent, &s->latency[EXEC_ENOENT_EARLY]);
-	hist_merge(&enoent, &s->latency[EXEC_ENOENT_LATE]);
-	add(l, calls, "exec.calls");
-	for (int o = 0; o < EXEC_OUTCOMES; o++)
-		add(l, s->calls[o], "exec.%s", exec_outcome_names[o]);
-	add(l, early + late, "exec.enoent");
-	add(l, ratio(early, early + late), "exec.enoent_early_share");
-	add(l, ratio(late, early + late), "exec.enoent_late_share");
-	add(l, s->mm_allocs, "exec.mm_allocs");
-	add(l, s->drops, "exec.drops");
-	add_latency(l, "exec", &all);
-	add_latency(l, "exec.enoent", &enoent);
-	for (int o = 0; o < EXEC_OUTCOMES; o++) {
-		snprintf(prefix, sizeof(prefix), "exec.%s", exec_outcome_names[o]);
-		add_latency(l, prefix, &s->latency[o]);
+	for (int i = 0; i < fs->nrows; i++) {
+		if (fs->rows[i].kind != ROW_OUTCOME || schema_row_absent(fs, i, absent))
+			continue;
+		snprintf(prefix, sizeof(prefix), "%s.%s", fs->name, fs->rows[i].name);
+		add_latency(l, prefix, schema_hist(&fs->rows[i], stats));
 	}
 }
 
-static void lookup_one(struct metric_list *l, const char *fs, const struct lookup_stats *s)
+/* A per-fs family: all filesystems together (no suffix), then each as [fs]. */
+static void family_metrics(const struct profile *p, enum family_id f, struct metric_list *l)
 {
-	/* fs == NULL: all filesystems together, no [fs] suffix. */
-	char sfx[FS_NAME_LEN + 3] = "";
+	const struct family_schema *fs = &schema[f];
+	union family_stats total = {0};
+	char sfx[FS_NAME_LEN + 3];
 
-	if (fs)
-		snprintf(sfx, sizeof(sfx), "[%s]", fs);
-	add(l, s->checks, "lookup.checks%s", sfx);
-	add(l, s->did_skip, "lookup.did_skip%s", sfx);
-	add(l, s->would_skip, "lookup.would_skip%s", sfx);
-	add(l, s->flag_v2, "lookup.flag_v2%s", sfx);
-	add(l, s->violations, "lookup.violations%s", sfx);
-	add(l, ratio(s->did_skip, s->checks), "lookup.did_skip_ratio%s", sfx);
-	add(l, ratio(s->would_skip, s->checks), "lookup.would_skip_ratio%s", sfx);
-	for (int r = 1; r < LOOKUP_REASONS; r++)
-		add(l, s->ineligible[r], "lookup.ineligible_%s%s", lookup_reason_name(r), sfx);
-}
-
-static void lookup_metrics(const struct profile *p, struct metric_list *l)
-{
-	struct lookup_stats total = {0};
-
+	if (!fs->per_fs) {
+		stats_metrics(l, fs, profile_stats(p, f, 0), p->absent[f], "");
+		return;
+	}
 	for (size_t i = 0; i < p->nfs; i++)
-		counters_add(&total, &p->fs[i].s, sizeof(total));
-	lookup_one(l, NULL, &total);
-	for (size_t i = 0; i < p->nfs; i++)
-		lookup_one(l, p->fs[i].name, &p->fs[i].s);
+		counters_add(&total, profile_stats(p, f, i), fs->stats_size);
+	stats_metrics(l, fs, &total, p->absent[f], "");
+	for (size_t i = 0; i < p->nfs; i++) {
+		snprintf(sfx, sizeof(sfx), "[%s]", p->fs[i].name);
+		stats_metrics(l, fs, profile_stats(p, f, i), p->absent[f], sfx);
+	}
 }
 
 int metrics_collect(const struct profile *p, struct metric_list *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (p->fam[FAMILY_LOOKUP].status == FAMILY_OK)
-		lookup_metrics(p, out);
-	if (p->fam[FAMILY_ACCESS].status == FAMILY_OK)
-		access_metrics(p, out);
-	if (p->fam[FAMILY_EXEC].status == FAMILY_OK)
-		exec_metrics(p, out);
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		if (p->fam[f].status == FAMILY_OK)
+			family_metrics(p, f, out);
 	return out->n || !out->cap ? 0 : -ENOMEM;
 }
 

@@ -12,52 +12,21 @@
 #include "hist.h"
 #include "util.h"
 
-static const char *const family_names[FAMILY_COUNT] = {
-	[FAMILY_LOOKUP] = "lookup", [FAMILY_ACCESS] = "access", [FAMILY_EXEC] = "exec",
-};
-static const char *const mode_names[MODE_COUNT] = {
-	[MODE_NONE] = "none", [MODE_FENTRY] = "fentry",
-	[MODE_KPROBE] = "kprobe", [MODE_TRACEPOINT] = "tracepoint",
-};
-static const char *const status_names[] = {
-	[FAMILY_NOT_REQUESTED] = "not_requested", [FAMILY_OK] = "ok",
-	[FAMILY_UNAVAILABLE] = "unavailable",
-};
-const char *const access_outcome_names[ACCESS_OUTCOMES] = {
-	[ACCESS_NEEDED] = "needed", [ACCESS_AVOIDABLE] = "avoidable",
-	[ACCESS_FAST] = "fast", [ACCESS_UNSAFE] = "unsafe",
-};
-const char *const exec_outcome_names[EXEC_OUTCOMES] = {
-	[EXEC_OK] = "ok", [EXEC_ENOENT_EARLY] = "enoent_early",
-	[EXEC_ENOENT_LATE] = "enoent_late", [EXEC_ERROR_OTHER] = "error_other",
-};
-static const char *const reason_names[LOOKUP_REASONS] = {
-	[LOOKUP_ELIGIBLE] = "eligible", [LOOKUP_INEL_MODE] = "mode",
-	[LOOKUP_INEL_ACL] = "acl", [LOOKUP_INEL_ACL_NOT_CACHED] = "acl_not_cached",
-	[LOOKUP_INEL_NOT_OPTED_IN] = "not_opted_in",
-};
-
-static int index_of(const char *const *names, int n, const char *name)
+void *profile_stats(const struct profile *p, enum family_id f, size_t fs)
 {
-	for (int i = 0; i < n; i++)
-		if (names[i] && strcmp(names[i], name) == 0)
-			return i;
-	return -1;
+	switch (f) {
+	case FAMILY_LOOKUP:
+		return (void *)&p->fs[fs].s;
+	case FAMILY_ACCESS:
+		return (void *)&p->access;
+	default:
+		return (void *)&p->exec;
+	}
 }
 
-const char *family_name(enum family_id f) { return family_names[f]; }
-int family_by_name(const char *n) { return index_of(family_names, FAMILY_COUNT, n); }
-const char *mode_name(enum attach_mode m) { return mode_names[m]; }
-int mode_by_name(const char *n) { return index_of(mode_names, MODE_COUNT, n); }
-const char *lookup_reason_name(enum lookup_reason r) { return reason_names[r]; }
-
-void counters_add(void *into, const void *from, size_t bytes)
+size_t profile_nstats(const struct profile *p, enum family_id f)
 {
-	__u64 *a = into;
-	const __u64 *b = from;
-
-	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
-		a[i] += b[i];
+	return schema[f].per_fs ? p->nfs : 1;
 }
 
 bool family_modes_differ(const struct profile *a, const char *a_name,
@@ -112,6 +81,27 @@ void profile_set_host(struct profile *p)
 	}
 }
 
+int profile_add(struct profile *into, const struct profile *from)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		into->absent[f] |= from->absent[f];
+		if (!schema[f].per_fs) {
+			counters_add(profile_stats(into, f, 0), profile_stats(from, f, 0),
+				     schema[f].stats_size);
+			continue;
+		}
+		for (size_t i = 0; i < from->nfs; i++) {
+			struct fs_result *fs = profile_add_fs(into, from->fs[i].name);
+
+			if (!fs)
+				return -ENOMEM;
+			counters_add(&fs->s, &from->fs[i].s, sizeof(fs->s));
+		}
+	}
+	profile_sort_fs(into);
+	return 0;
+}
+
 struct fs_result *profile_add_fs(struct profile *p, const char *name)
 {
 	struct fs_result *fs;
@@ -144,18 +134,8 @@ void profile_sort_fs(struct profile *p)
 
 static json_t *hist_to_json(const struct hist *h)
 {
-	json_t *buckets = json_array();
-
-	for (int i = 0; i < HIST_SLOTS; i++) {
-		if (!h->slots[i])
-			continue;
-		json_array_append_new(buckets, json_pack("{s:I,s:o,s:I}",
-			"lo", (json_int_t)hist_lo(i),
-			"hi", hist_hi(i) == UINT64_MAX ? json_null() : json_integer(hist_hi(i)),
-			"count", (json_int_t)h->slots[i]));
-	}
 	return json_pack("{s:I,s:I,s:o}", "count", (json_int_t)h->count,
-			 "sum_ns", (json_int_t)h->sum, "buckets", buckets);
+			 "sum_ns", (json_int_t)h->sum, "buckets", hist_buckets_json(h));
 }
 
 static json_t *attempts_to_json(const struct family_result *r)
@@ -171,63 +151,70 @@ static json_t *attempts_to_json(const struct family_result *r)
 	return a;
 }
 
-static json_t *access_to_json(const struct access_stats *s)
+/* A named sub-object of `o`, created on first use (so in schema order). */
+static json_t *sub_object(json_t *o, const char *key)
 {
+	json_t *v = json_object_get(o, key);
+
+	if (!v) {
+		v = json_object();
+		json_object_set_new(o, key, v);
+	}
+	return v;
+}
+
+/*
+ * One stats struct: its COUNTs, then "outcomes" {NAME: {calls, latency}},
+ * then grouped COUNTs, then "errno".  Absent rows are left out.
+ */
+static json_t *stats_to_json(const struct family_schema *fs, const void *stats, uint32_t absent)
+{
+	static const enum row_kind order[] = { ROW_COUNT, ROW_OUTCOME, ROW_ERRNOS };
 	json_t *o = json_object();
-
-	for (int i = 0; i < ACCESS_OUTCOMES; i++)
-		json_object_set_new(o, access_outcome_names[i], json_pack("{s:I,s:o}",
-			"calls", (json_int_t)s->calls[i], "latency", hist_to_json(&s->latency[i])));
-	return json_pack("{s:I,s:I,s:o}", "eaccess", (json_int_t)s->eaccess,
-			 "drops", (json_int_t)s->drops, "outcomes", o);
-}
-
-const char *errno_key(int e, char *buf, size_t size)
-{
-	const char *n;
-
-	if (e <= 0 || e >= EXEC_ERRNO_MAX)
-		return "other";
-	n = strerrorname_np(e);
-	if (n)
-		return n;
-	/* glibc names no errno 41 or 58: a number keeps them apart from "other". */
-	snprintf(buf, size, "errno%d", e);
-	return buf;
-}
-
-static json_t *exec_to_json(const struct exec_stats *s)
-{
-	json_t *o = json_object(), *errs = json_object();
 	char buf[16];
 
-	for (int i = 0; i < EXEC_OUTCOMES; i++)
-		json_object_set_new(o, exec_outcome_names[i], json_pack("{s:I,s:o}",
-			"calls", (json_int_t)s->calls[i], "latency", hist_to_json(&s->latency[i])));
-	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
-		if (s->errnos[e])
-			json_object_set_new(errs, errno_key(e, buf, sizeof(buf)),
-					    json_integer(s->errnos[e]));
-	return json_pack("{s:I,s:I,s:o,s:o}", "mm_allocs", (json_int_t)s->mm_allocs,
-			 "drops", (json_int_t)s->drops, "outcomes", o, "errno", errs);
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (int g = 0; g < 2; g++) /* plain COUNTs before grouped ones */
+			for (int i = 0; i < fs->nrows; i++) {
+				const struct schema_row *r = &fs->rows[i];
+				const __u64 *v = schema_counter(r, stats);
+				json_t *errs;
+
+				if (r->kind != order[k] || !r->group != !g ||
+				    schema_row_absent(fs, i, absent))
+					continue;
+				switch (r->kind) {
+				case ROW_COUNT:
+					json_object_set_new(r->group ? sub_object(o, r->group) : o,
+							    r->name, json_integer(*v));
+					break;
+				case ROW_OUTCOME:
+					json_object_set_new(sub_object(o, "outcomes"), r->name,
+						json_pack("{s:I,s:o}", "calls", (json_int_t)*v,
+							  "latency", hist_to_json(schema_hist(r, stats))));
+					break;
+				default:
+					errs = sub_object(o, r->name);
+					for (int e = 0; e < EXEC_ERRNO_MAX; e++)
+						if (v[e])
+							json_object_set_new(errs, errno_key(e, buf, sizeof(buf)),
+									    json_integer(v[e]));
+				}
+			}
+	return o;
 }
 
-static json_t *lookup_to_json(const struct profile *p)
+static json_t *family_stats_to_json(const struct profile *p, enum family_id f)
 {
-	json_t *per_fs = json_object();
+	const struct family_schema *fs = &schema[f];
+	json_t *per_fs;
 
-	for (size_t i = 0; i < p->nfs; i++) {
-		const struct lookup_stats *s = &p->fs[i].s;
-		json_t *inel = json_object();
-
-		for (int r = 1; r < LOOKUP_REASONS; r++)
-			json_object_set_new(inel, reason_names[r], json_integer(s->ineligible[r]));
-		json_object_set_new(per_fs, p->fs[i].name, json_pack(
-			"{s:I,s:I,s:I,s:I,s:I,s:o}",
-			"checks", (json_int_t)s->checks, "did_skip", (json_int_t)s->did_skip,
-			"would_skip", (json_int_t)s->would_skip, "flag_v2", (json_int_t)s->flag_v2,
-			"violations", (json_int_t)s->violations, "ineligible", inel));
-	}
+	if (!fs->per_fs)
+		return stats_to_json(fs, profile_stats(p, f, 0), p->absent[f]);
+	per_fs = json_object();
+	for (size_t i = 0; i < p->nfs; i++)
+		json_object_set_new(per_fs, p->fs[i].name,
+				    stats_to_json(fs, profile_stats(p, f, i), p->absent[f]));
 	return json_pack("{s:o}", "per_fs", per_fs);
 }
 
@@ -239,17 +226,16 @@ char *profile_to_json(const struct profile *p)
 
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		const struct family_result *r = &p->fam[f];
-		json_t *fj = json_pack("{s:s,s:o,s:o}", "status", status_names[r->status],
+		json_t *fj = json_pack("{s:s,s:o,s:o}", "status", family_status_name(r->status),
 			"mode", r->status == FAMILY_OK ? json_string(mode_name(r->mode)) : json_null(),
 			"attempts", attempts_to_json(r));
 
 		if (r->status == FAMILY_OK) {
-			json_t *stats = f == FAMILY_ACCESS ? access_to_json(&p->access) :
-					f == FAMILY_EXEC ? exec_to_json(&p->exec) : lookup_to_json(p);
+			json_t *stats = family_stats_to_json(p, f);
 			json_object_update(fj, stats);
 			json_decref(stats);
 		}
-		json_object_set_new(fams, family_names[f], fj);
+		json_object_set_new(fams, family_name(f), fj);
 	}
 	if (p->command) {
 		cmd = json_array();
@@ -386,7 +372,7 @@ static void member_str(struct reader *r, json_t *obj, const char *path, const ch
 static void read_hist(struct reader *r, json_t *obj, const char *path, struct hist *h)
 {
 	json_t *buckets, *b;
-	char bpath[160];
+	char bpath[256];
 	uint64_t total = 0, seen = 0;
 	size_t i;
 
@@ -463,103 +449,121 @@ static void read_attempts(struct reader *r, json_t *fj, const char *path,
 	}
 }
 
-static void read_outcomes(struct reader *r, json_t *fj, const char *path,
-			  const char *const *names, int n, __u64 *calls, struct hist *lat)
+/* obj[key] when present, else obj[was] (the key older profiles used). */
+static json_t *get_either(json_t *obj, const char *key, const char *was, const char **found)
 {
-	json_t *o = member(r, fj, path, "outcomes", JSON_OBJECT);
-	char opath[96], hpath[128];
+	json_t *v = json_object_get(obj, key);
 
-	for (int i = 0; i < n && !r->failed; i++) {
-		json_t *oj;
-
-		snprintf(opath, sizeof(opath), "%s.outcomes", path);
-		oj = member(r, o, opath, names[i], JSON_OBJECT);
-		snprintf(opath, sizeof(opath), "%s.outcomes.%s", path, names[i]);
-		calls[i] = member_u64(r, oj, opath, "calls");
-		snprintf(hpath, sizeof(hpath), "%s.latency", opath);
-		read_hist(r, member(r, oj, opath, "latency", JSON_OBJECT), hpath, &lat[i]);
-		if (!r->failed && lat[i].count != calls[i])
-			fail(r, "%s: %llu calls but %llu latency samples", opath,
-			     (unsigned long long)calls[i], (unsigned long long)lat[i].count);
-	}
+	*found = key;
+	if (!v && was && (v = json_object_get(obj, was)))
+		*found = was;
+	return v;
 }
 
-static int errno_by_key(const char *key)
+/*
+ * One stats struct, the mirror of stats_to_json().  A row that is missing
+ * is absent (the profile predates it), never read as 0; a row of the wrong
+ * shape is an error.
+ */
+static void read_stats(struct reader *r, json_t *obj, const char *path,
+		       const struct family_schema *fs, void *stats, uint32_t *absent)
 {
-	char buf[16];
+	char rpath[160], hpath[192];
 
-	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
-		if (strcmp(errno_key(e, buf, sizeof(buf)), key) == 0)
-			return e;
-	return -1;
+	for (int i = 0; i < fs->nrows && !r->failed; i++) {
+		const struct schema_row *row = &fs->rows[i];
+		const char *in = row->group ? row->group : row->kind == ROW_OUTCOME ? "outcomes" : NULL;
+		json_t *parent = obj, *v, *e;
+		const char *key;
+		__u64 *c = schema_counter(row, stats);
+
+		if (row->kind == ROW_SUM || row->kind == ROW_RATIO)
+			continue;
+		snprintf(rpath, sizeof(rpath), "%s%s%s", path, in ? "." : "", in ? in : "");
+		if (in && !(parent = json_object_get(obj, in))) {
+			*absent |= 1U << i;
+			continue;
+		}
+		if (in && !json_is_object(parent)) {
+			fail(r, "%s: expected an object, found %s", rpath, type_name(parent));
+			return;
+		}
+		v = get_either(parent, row->name, row->was, &key);
+		if (!v) {
+			*absent |= 1U << i;
+			continue;
+		}
+		switch (row->kind) {
+		case ROW_COUNT:
+			*c = member_u64(r, parent, rpath, key);
+			break;
+		case ROW_OUTCOME:
+			snprintf(rpath + strlen(rpath), sizeof(rpath) - strlen(rpath), ".%s", key);
+			if (!json_is_object(v)) {
+				fail(r, "%s: expected an object, found %s", rpath, type_name(v));
+				return;
+			}
+			*c = member_u64(r, v, rpath, "calls");
+			snprintf(hpath, sizeof(hpath), "%s.latency", rpath);
+			read_hist(r, member(r, v, rpath, "latency", JSON_OBJECT), hpath,
+				  schema_hist(row, stats));
+			if (!r->failed && schema_hist(row, stats)->count != *c)
+				fail(r, "%s: %llu calls but %llu latency samples", rpath,
+				     (unsigned long long)*c,
+				     (unsigned long long)schema_hist(row, stats)->count);
+			break;
+		default: /* ROW_ERRNOS */
+			snprintf(rpath + strlen(rpath), sizeof(rpath) - strlen(rpath), ".%s", key);
+			if (!json_is_object(v)) {
+				fail(r, "%s: expected an object, found %s", rpath, type_name(v));
+				return;
+			}
+			json_object_foreach(v, key, e) {
+				int n = errno_by_key(key);
+
+				if (n < 0) {
+					fail(r, "%s.%s: unknown errno name", rpath, key);
+					return;
+				}
+				c[n] = member_u64(r, v, rpath, key);
+			}
+		}
+	}
 }
 
 static void read_family_stats(struct reader *r, json_t *fj, const char *path,
 			      enum family_id f, struct profile *p)
 {
+	const struct family_schema *fs = &schema[f];
 	json_t *obj, *v;
 	const char *key;
 	char fpath[96];
 
-	switch (f) {
-	case FAMILY_ACCESS:
-		p->access.eaccess = member_u64(r, fj, path, "eaccess");
-		p->access.drops = member_u64(r, fj, path, "drops");
-		read_outcomes(r, fj, path, access_outcome_names, ACCESS_OUTCOMES,
-			      p->access.calls, p->access.latency);
-		break;
-	case FAMILY_EXEC:
-		p->exec.mm_allocs = member_u64(r, fj, path, "mm_allocs");
-		p->exec.drops = member_u64(r, fj, path, "drops");
-		read_outcomes(r, fj, path, exec_outcome_names, EXEC_OUTCOMES,
-			      p->exec.calls, p->exec.latency);
-		obj = member(r, fj, path, "errno", JSON_OBJECT);
-		json_object_foreach(obj, key, v) {
-			int e = errno_by_key(key);
-
-			snprintf(fpath, sizeof(fpath), "%s.errno", path);
-			if (e < 0) {
-				fail(r, "%s.%s: unknown errno name", fpath, key);
-				return;
-			}
-			p->exec.errnos[e] = member_u64(r, obj, fpath, key);
-		}
-		break;
-	case FAMILY_LOOKUP:
-		obj = member(r, fj, path, "per_fs", JSON_OBJECT);
-		json_object_foreach(obj, key, v) {
-			struct fs_result *fs;
-			json_t *inel;
-
-			snprintf(fpath, sizeof(fpath), "%s.per_fs.%s", path, key);
-			if (!json_is_object(v)) {
-				fail(r, "%s: expected an object, found %s", fpath, type_name(v));
-				return;
-			}
-			if (strlen(key) >= FS_NAME_LEN) {
-				fail(r, "%s: filesystem name longer than %d bytes", fpath, FS_NAME_LEN - 1);
-				return;
-			}
-			fs = profile_add_fs(p, key);
-			if (!fs) {
-				fail(r, "out of memory");
-				return;
-			}
-			fs->s.checks = member_u64(r, v, fpath, "checks");
-			fs->s.did_skip = member_u64(r, v, fpath, "did_skip");
-			fs->s.would_skip = member_u64(r, v, fpath, "would_skip");
-			fs->s.flag_v2 = member_u64(r, v, fpath, "flag_v2");
-			fs->s.violations = member_u64(r, v, fpath, "violations");
-			inel = member(r, v, fpath, "ineligible", JSON_OBJECT);
-			strncat(fpath, ".ineligible", sizeof(fpath) - strlen(fpath) - 1);
-			for (int i = 1; i < LOOKUP_REASONS; i++)
-				fs->s.ineligible[i] = member_u64(r, inel, fpath, reason_names[i]);
-		}
-		profile_sort_fs(p);
-		break;
-	default:
-		break;
+	if (!fs->per_fs) {
+		read_stats(r, fj, path, fs, profile_stats(p, f, 0), &p->absent[f]);
+		return;
 	}
+	obj = member(r, fj, path, "per_fs", JSON_OBJECT);
+	json_object_foreach(obj, key, v) {
+		struct fs_result *res;
+
+		snprintf(fpath, sizeof(fpath), "%s.per_fs.%s", path, key);
+		if (!json_is_object(v)) {
+			fail(r, "%s: expected an object, found %s", fpath, type_name(v));
+			return;
+		}
+		if (strlen(key) >= FS_NAME_LEN) {
+			fail(r, "%s: filesystem name longer than %d bytes", fpath, FS_NAME_LEN - 1);
+			return;
+		}
+		res = profile_add_fs(p, key);
+		if (!res) {
+			fail(r, "out of memory");
+			return;
+		}
+		read_stats(r, v, fpath, fs, &res->s, &p->absent[f]);
+	}
+	profile_sort_fs(p);
 }
 
 static void read_families(struct reader *r, json_t *root, struct profile *p)
@@ -569,14 +573,14 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 
 	for (int f = 0; f < FAMILY_COUNT && !r->failed; f++) {
 		struct family_result *res = &p->fam[f];
-		json_t *fj = member(r, fams, "families", family_names[f], JSON_OBJECT), *mode;
+		json_t *fj = member(r, fams, "families", family_name(f), JSON_OBJECT), *mode;
 		int s;
 
-		snprintf(path, sizeof(path), "families.%s", family_names[f]);
+		snprintf(path, sizeof(path), "families.%s", family_name(f));
 		member_str(r, fj, path, "status", status, sizeof(status));
 		if (r->failed)
 			return;
-		s = index_of(status_names, 3, status);
+		s = family_status_by_name(status);
 		if (s < 0) {
 			fail(r, "%s.status: expected \"ok\", \"unavailable\" or \"not_requested\", found \"%s\"",
 			     path, status);

@@ -12,19 +12,9 @@
 #include <stdint.h>
 
 #include "permscope.h"
+#include "schema.h"
 
 #define PROFILE_FORMAT "permscope-profile/1"
-
-enum family_id { FAMILY_LOOKUP, FAMILY_ACCESS, FAMILY_EXEC, FAMILY_COUNT };
-
-/* The order a family tries them in. */
-enum attach_mode { MODE_NONE, MODE_FENTRY, MODE_KPROBE, MODE_TRACEPOINT, MODE_COUNT };
-
-enum family_status {
-	FAMILY_NOT_REQUESTED,
-	FAMILY_OK,
-	FAMILY_UNAVAILABLE, /* no mode could attach: see attempts */
-};
 
 #define MAX_ATTEMPTS 3
 
@@ -76,6 +66,11 @@ struct profile {
 	uint64_t start_ns, end_ns; /* CLOCK_REALTIME */
 
 	struct family_result fam[FAMILY_COUNT];
+	/*
+	 * Rows of each family's schema this profile lacks (bit per row): it
+	 * was written before they existed (docs/profile-format.md).
+	 */
+	uint32_t absent[FAMILY_COUNT];
 	struct access_stats access;
 	struct exec_stats exec;
 	struct fs_result *fs; /* sorted by name */
@@ -86,22 +81,12 @@ struct profile {
 	size_t nruns;
 };
 
-const char *family_name(enum family_id f);
-int family_by_name(const char *name); /* -1 when unknown */
-const char *mode_name(enum attach_mode m);
-int mode_by_name(const char *name);   /* -1 when unknown */
-extern const char *const access_outcome_names[ACCESS_OUTCOMES];
-extern const char *const exec_outcome_names[EXEC_OUTCOMES];
-const char *lookup_reason_name(enum lookup_reason r);
-
-/* The JSON key of an exec errno count: "ENOENT", "errno41", "other" (index 0). */
-const char *errno_key(int e, char *buf, size_t size);
-
 /*
- * into += from for stats structs made only of __u64 counters (access_stats,
- * exec_stats, lookup_stats, struct hist): `bytes` is their size.
+ * The stats struct of family `f`: the profile's own, or filesystem `fs`'s
+ * for a per-fs family.  profile_nstats() says how many there are.
  */
-void counters_add(void *into, const void *from, size_t bytes);
+void *profile_stats(const struct profile *p, enum family_id f, size_t fs);
+size_t profile_nstats(const struct profile *p, enum family_id f);
 
 /*
  * The one mode-mismatch policy: family `f` recorded in both profiles but
@@ -118,6 +103,8 @@ void profile_free(struct profile *p);
 /* Fill host and kernel identity from uname() and /proc. */
 void profile_set_host(struct profile *p);
 struct fs_result *profile_add_fs(struct profile *p, const char *name);
+/* into += from, every family's counters (per filesystem where per-fs). 0 or -ENOMEM. */
+int profile_add(struct profile *into, const struct profile *from);
 void profile_sort_fs(struct profile *p);
 
 /*

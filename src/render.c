@@ -27,28 +27,27 @@ static double pct(__u64 part, __u64 whole)
 	return whole ? 100.0 * part / whole : 0.0;
 }
 
-static __u64 sum_u64(const __u64 *v, int n)
-{
-	__u64 s = 0;
-
-	for (int i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
 static unsigned long long ull(__u64 v)
 {
 	return v;
 }
 
-/* The reason most often seen, LOOKUP_ELIGIBLE when every check was eligible. */
-static enum lookup_reason main_reason(const struct lookup_stats *s)
-{
-	enum lookup_reason best = LOOKUP_ELIGIBLE;
+static const struct family_schema *const lookup_schema = &schema[FAMILY_LOOKUP];
 
-	for (int r = 1; r < LOOKUP_REASONS; r++)
-		if (s->ineligible[r] > (best ? s->ineligible[best] : 0))
-			best = r;
+/* The "ineligible" row most often seen, -1 when every check was eligible. */
+static int main_reason(const struct lookup_stats *s)
+{
+	int best = -1;
+	double most = 0;
+
+	for (int i = 0; i < lookup_schema->nrows; i++) {
+		const struct schema_row *r = &lookup_schema->rows[i];
+
+		if (r->group && !strcmp(r->group, "ineligible") && *schema_counter(r, s) > most) {
+			most = *schema_counter(r, s);
+			best = i;
+		}
+	}
 	return best;
 }
 
@@ -73,6 +72,17 @@ static const struct fs_result **fs_sorted(const struct profile *p)
 		v[i] = &p->fs[i];
 	qsort(v, p->nfs, sizeof(*v), fs_by_checks_desc);
 	return v;
+}
+
+/* A row's value for reading: "-" when the profile predates the row. */
+static const char *value_text(const struct family_schema *fs, int row, const void *stats,
+			      uint32_t absent, char *buf, size_t size)
+{
+	if (schema_row_absent(fs, row, absent))
+		return "-";
+	snprintf(buf, size, fs->rows[row].kind == ROW_RATIO ? "%.3f" : "%.0f",
+		 schema_value(fs, row, stats));
+	return buf;
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -111,7 +121,7 @@ static void wrapped(FILE *out, const char *label, const char *text)
 static void unavailable_text(FILE *out, const struct family_result *r)
 {
 	if (r->status == FAMILY_NOT_REQUESTED) {
-		fprintf(out, "  not recorded (not in --families)\n");
+		fprintf(out, "  %s (not in --families)\n", family_status_text(r->status));
 		return;
 	}
 	fprintf(out, "  unavailable: no attach mode worked on this kernel\n");
@@ -163,47 +173,89 @@ static void header_text(FILE *out, const struct profile *p)
 		fprintf(out, "only tasks named '%s'\n", p->filter_comm);
 }
 
+/* "  MEANING: VALUE" for the rows flagged ROW_TEXT; "errno: ..." for ERRNOS. */
+static void row_lines(FILE *out, const struct family_schema *fs, const void *stats,
+		      uint32_t absent)
+{
+	char buf[32];
+
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
+		bool any = false;
+
+		if (r->kind == ROW_ERRNOS) {
+			const __u64 *v = schema_counter(r, stats);
+
+			for (int e = 0; e < EXEC_ERRNO_MAX; e++) {
+				if (!v[e])
+					continue;
+				fprintf(out, "%s %s %llu", any ? "," : "  errno:",
+					errno_key(e, buf, sizeof(buf)), ull(v[e]));
+				any = true;
+			}
+			if (any)
+				fputc('\n', out);
+			continue;
+		}
+		if (!(r->flags & ROW_TEXT) ||
+		    ((r->flags & ROW_TEXT_NONZERO) && !schema_row_absent(fs, i, absent) &&
+		     !schema_value(fs, i, stats)))
+			continue;
+		fprintf(out, "  %s: %s\n", r->meaning,
+			value_text(fs, i, stats, absent, buf, sizeof(buf)));
+	}
+}
+
 static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 {
+	const struct family_schema *fs = lookup_schema;
 	const struct family_result *r = &p->fam[FAMILY_LOOKUP];
-	const struct fs_result **fs;
-	__u64 max = 0, violations = 0;
+	const int did = schema_row_index(FAMILY_LOOKUP, "did_skip_ratio");
+	const int would = schema_row_index(FAMILY_LOOKUP, "would_skip_ratio");
+	const int opt_in = schema_row_index(FAMILY_LOOKUP, "may_exec_opt_in");
+	const uint32_t absent = p->absent[FAMILY_LOOKUP];
+	union family_stats total = {0};
+	const struct fs_result **sorted;
+	__u64 max = 0;
+	char buf[32];
 
-	if (!section(out, "Lookup: MAY_EXEC checks on directories, per filesystem", r))
+	if (!section(out, fs->title, r))
 		return;
 	if (!p->nfs) {
 		fprintf(out, "  no directory MAY_EXEC checks seen\n");
 		return;
 	}
-	fs = fs_sorted(p);
-	if (!fs)
+	sorted = fs_sorted(p);
+	if (!sorted)
 		return;
 	fprintf(out, "  %-12s %10s %9s %11s %8s  %s\n", "FS", "CHECKS", "DID SKIP",
-		"WOULD SKIP", "0x80 SET", "MAIN INELIGIBILITY");
+		"WOULD SKIP", "OPT-IN", "MAIN INELIGIBILITY");
 	for (size_t i = 0; i < p->nfs; i++) {
-		const struct lookup_stats *s = &fs[i]->s;
-		enum lookup_reason why = main_reason(s);
+		const struct lookup_stats *s = &sorted[i]->s;
+		int why = main_reason(s);
 		char reason[48] = "-";
 
-		if (why != LOOKUP_ELIGIBLE)
-			snprintf(reason, sizeof(reason), "%s (%.1f%%)", lookup_reason_name(why),
-				 pct(s->ineligible[why], s->checks));
-		fprintf(out, "  %-12s %10llu %8.1f%% %10.1f%% %8llu  %s\n", fs[i]->name,
-			ull(s->checks), pct(s->did_skip, s->checks),
-			pct(s->would_skip, s->checks), ull(s->flag_v2), reason);
+		if (why >= 0)
+			snprintf(reason, sizeof(reason), "%s (%.1f%%)", fs->rows[why].name,
+				 pct(*schema_counter(&fs->rows[why], s), s->checks));
+		fprintf(out, "  %-12s %10llu %8.1f%% %10.1f%% %8s  %s\n", sorted[i]->name,
+			ull(s->checks), 100 * schema_value(fs, did, s),
+			100 * schema_value(fs, would, s),
+			value_text(fs, opt_in, s, absent, buf, sizeof(buf)), reason);
 		if (s->checks > max)
 			max = s->checks;
-		violations += s->violations;
+		counters_add(&total, s, sizeof(*s));
 	}
-	if (violations)
+	if (total.lookup.violations)
 		fprintf(out, "  VIOLATION: %llu full checks skipped on ineligible directories\n",
-			ull(violations));
+			ull(total.lookup.violations));
+	row_lines(out, fs, &total, absent);
 	if (histograms) {
 		fprintf(out, "\n  did skip vs full check, per filesystem\n");
 		for (size_t i = 0; i < p->nfs; i++) {
-			const struct lookup_stats *s = &fs[i]->s;
+			const struct lookup_stats *s = &sorted[i]->s;
 
-			fprintf(out, "  %-14s skip ", fs[i]->name);
+			fprintf(out, "  %-14s skip ", sorted[i]->name);
 			bar(out, s->did_skip, max);
 			fprintf(out, " %llu\n", ull(s->did_skip));
 			fprintf(out, "  %-14s full ", "");
@@ -211,107 +263,60 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 			fprintf(out, " %llu\n", ull(s->checks - s->did_skip));
 		}
 	}
-	free(fs);
+	free(sorted);
 }
 
-static const char *const access_meaning[ACCESS_OUTCOMES] = {
-	[ACCESS_NEEDED] = "override needed, cred allocated",
-	[ACCESS_AVOIDABLE] = "not needed, allocated anyway (stock kernel)",
-	[ACCESS_FAST] = "not needed, no cred allocated (fast path)",
-	[ACCESS_UNSAFE] = "needed, no cred allocated: VIOLATION",
-};
-
-static const char *const exec_meaning[EXEC_OUTCOMES] = {
-	[EXEC_OK] = "succeeded",
-	[EXEC_ENOENT_EARLY] = "ENOENT before any mm (fast path)",
-	[EXEC_ENOENT_LATE] = "ENOENT after allocating an mm (stock)",
-	[EXEC_ERROR_OTHER] = "failed with another errno",
-};
-
-static void outcome_rows(FILE *out, const char *const *names, const char *const *meaning,
-			 const __u64 *calls, int n, const int *order)
+/* The outcome table, the flagged rows, then a latency histogram per outcome. */
+static void outcomes_text(FILE *out, const struct profile *p, enum family_id f, bool histograms)
 {
-	__u64 total = sum_u64(calls, n);
+	const struct family_schema *fs = &schema[f];
+	const void *stats = profile_stats(p, f, 0);
+	const uint32_t absent = p->absent[f];
+	double total = 0;
 
-	fprintf(out, "  %-14s %10s %7s  %s\n", "OUTCOME", "CALLS", "SHARE", "MEANING");
-	for (int k = 0; k < n; k++) {
-		int i = order[k];
-
-		fprintf(out, "  %-14s %10llu %6.1f%%  %s\n", names[i], ull(calls[i]),
-			pct(calls[i], total), meaning[i]);
-	}
-	fprintf(out, "  %-14s %10llu\n", "total", ull(total));
-}
-
-static void latency_text(FILE *out, const char *family, const char *const *names,
-			 const struct hist *lat, int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (hist_empty(&lat[i]))
-			continue;
-		fprintf(out, "\n  %s latency, outcome %s\n", family, names[i]);
-		hist_print(out, &lat[i], "  ", BAR_WIDTH);
-	}
-}
-
-static void access_text(FILE *out, const struct profile *p, bool histograms)
-{
-	static const int order[] = { ACCESS_FAST, ACCESS_NEEDED, ACCESS_AVOIDABLE, ACCESS_UNSAFE };
-	const struct family_result *r = &p->fam[FAMILY_ACCESS];
-	const struct access_stats *s = &p->access;
-	__u64 total = sum_u64(s->calls, ACCESS_OUTCOMES);
-
-	if (!section(out, "Access: faccessat cred override", r))
+	if (!section(out, fs->title, &p->fam[f]))
 		return;
+	for (int i = 0; i < fs->nrows; i++)
+		if (fs->rows[i].kind == ROW_OUTCOME)
+			total += *schema_counter(&fs->rows[i], stats);
 	if (!total)
 		fprintf(out, "  %s\n", NO_CALLS_HINT);
-	outcome_rows(out, access_outcome_names, access_meaning, s->calls, ACCESS_OUTCOMES, order);
-	fprintf(out, "  avoidable cred allocations per call: %.3f",
-		total ? (double)s->calls[ACCESS_AVOIDABLE] / total : 0.0);
-	if (s->eaccess)
-		fprintf(out, "; %llu calls with AT_EACCESS", ull(s->eaccess));
-	if (s->drops)
-		fprintf(out, "; %llu calls not followed (no task storage)", ull(s->drops));
-	fputc('\n', out);
-	if (histograms)
-		latency_text(out, "access", access_outcome_names, s->latency, ACCESS_OUTCOMES);
-}
+	fprintf(out, "  %-14s %10s %7s  %s\n", "OUTCOME", "CALLS", "SHARE", "MEANING");
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
 
-static void exec_text(FILE *out, const struct profile *p, bool histograms)
-{
-	static const int order[] = { EXEC_OK, EXEC_ENOENT_EARLY, EXEC_ENOENT_LATE, EXEC_ERROR_OTHER };
-	const struct family_result *r = &p->fam[FAMILY_EXEC];
-	const struct exec_stats *s = &p->exec;
-	bool any = false;
-	char buf[16];
-
-	if (!section(out, "Exec: execve outcomes and ENOENT", r))
-		return;
-	if (!sum_u64(s->calls, EXEC_OUTCOMES))
-		fprintf(out, "  %s\n", NO_CALLS_HINT);
-	outcome_rows(out, exec_outcome_names, exec_meaning, s->calls, EXEC_OUTCOMES, order);
-	for (int e = 0; e < EXEC_ERRNO_MAX; e++) {
-		if (!s->errnos[e])
+		if (r->kind != ROW_OUTCOME)
 			continue;
-		fprintf(out, "%s %s %llu", any ? "," : "  errno:", errno_key(e, buf, sizeof(buf)),
-			ull(s->errnos[e]));
-		any = true;
+		if (schema_row_absent(fs, i, absent))
+			fprintf(out, "  %-14s %10s %7s  %s\n", r->name, "-", "-", r->meaning);
+		else
+			fprintf(out, "  %-14s %10llu %6.1f%%  %s\n", r->name,
+				ull(*schema_counter(r, stats)), pct(*schema_counter(r, stats), total),
+				r->meaning);
 	}
-	if (any)
-		fputc('\n', out);
-	fprintf(out, "  calls that allocated an mm: %llu\n", ull(s->mm_allocs));
-	if (s->drops)
-		fprintf(out, "  %llu calls not followed (no task storage)\n", ull(s->drops));
-	if (histograms)
-		latency_text(out, "exec", exec_outcome_names, s->latency, EXEC_OUTCOMES);
+	fprintf(out, "  %-14s %10.0f\n", "total", total);
+	row_lines(out, fs, stats, absent);
+	if (!histograms)
+		return;
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
+
+		if (r->kind != ROW_OUTCOME || hist_empty(schema_hist(r, stats)))
+			continue;
+		fprintf(out, "\n  %s latency, outcome %s\n", fs->name, r->name);
+		hist_print(out, schema_hist(r, stats), "  ", BAR_WIDTH);
+	}
 }
 
 void render_text(FILE *out, const struct profile *p, bool histograms)
 {
 	header_text(out, p);
-	lookup_text(out, p, histograms);
-	access_text(out, p, histograms);
-	exec_text(out, p, histograms);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (schema[f].per_fs)
+			lookup_text(out, p, histograms);
+		else
+			outcomes_text(out, p, f, histograms);
+	}
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -322,118 +327,110 @@ static json_t *unavailable_json(const struct family_result *r)
 	size_t len = 0;
 
 	if (r->status == FAMILY_NOT_REQUESTED)
-		return json_pack("{s:s,s:s}", "mode", "not_requested", "reason",
+		return json_pack("{s:s,s:s}", "mode", family_status_name(r->status), "reason",
 				 "not in --families");
 	for (int i = 0; i < r->nattempts && len < sizeof(reason); i++)
 		len += snprintf(reason + len, sizeof(reason) - len, "%s%s: %s", i ? "; " : "",
 				mode_name(r->attempts[i].mode), r->attempts[i].why);
-	return json_pack("{s:s,s:s}", "mode", "unavailable", "reason", reason);
+	return json_pack("{s:s,s:s}", "mode", family_status_name(r->status), "reason", reason);
 }
 
-static json_t *latency_summary(const struct hist *lat, const char *const *names, int n)
+/*
+ * Every row of one stats struct in schema order (null when absent), the
+ * grouped ones in their object, errno counts by name; per-outcome latency
+ * count and mean.
+ */
+static json_t *stats_json(const struct family_schema *fs, const void *stats, uint32_t absent)
 {
-	json_t *o = json_object();
-
-	for (int i = 0; i < n; i++)
-		json_object_set_new(o, names[i], json_pack("{s:I,s:f}",
-			"count", (json_int_t)lat[i].count,
-			"mean_ns", lat[i].count ? (double)lat[i].sum / lat[i].count : 0.0));
-	return o;
-}
-
-static json_t *access_json(const struct profile *p)
-{
-	const struct access_stats *s = &p->access;
-	__u64 total = sum_u64(s->calls, ACCESS_OUTCOMES);
-	json_t *o;
-
-	if (p->fam[FAMILY_ACCESS].status != FAMILY_OK)
-		return unavailable_json(&p->fam[FAMILY_ACCESS]);
-	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:I}",
-		"mode", mode_name(p->fam[FAMILY_ACCESS].mode),
-		"calls", (json_int_t)total,
-		"needed", (json_int_t)s->calls[ACCESS_NEEDED],
-		"avoidable", (json_int_t)s->calls[ACCESS_AVOIDABLE],
-		"fast", (json_int_t)s->calls[ACCESS_FAST],
-		"unsafe", (json_int_t)s->calls[ACCESS_UNSAFE],
-		"avoidable_per_call", total ? (double)s->calls[ACCESS_AVOIDABLE] / total : 0.0,
-		"eaccess", (json_int_t)s->eaccess,
-		"drops", (json_int_t)s->drops);
-	json_object_set_new(o, "latency", latency_summary(s->latency, access_outcome_names,
-							  ACCESS_OUTCOMES));
-	return o;
-}
-
-static json_t *exec_json(const struct profile *p)
-{
-	const struct exec_stats *s = &p->exec;
-	json_t *o, *errs;
+	json_t *o = json_object(), *lat = json_object();
 	char buf[16];
 
-	if (p->fam[FAMILY_EXEC].status != FAMILY_OK)
-		return unavailable_json(&p->fam[FAMILY_EXEC]);
-	errs = json_object();
-	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
-		if (s->errnos[e])
-			json_object_set_new(errs, errno_key(e, buf, sizeof(buf)),
-					    json_integer(s->errnos[e]));
-	o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
-		"mode", mode_name(p->fam[FAMILY_EXEC].mode),
-		"calls", (json_int_t)sum_u64(s->calls, EXEC_OUTCOMES),
-		"ok", (json_int_t)s->calls[EXEC_OK],
-		"enoent", (json_int_t)(s->calls[EXEC_ENOENT_EARLY] + s->calls[EXEC_ENOENT_LATE]),
-		"enoent_early", (json_int_t)s->calls[EXEC_ENOENT_EARLY],
-		"enoent_late", (json_int_t)s->calls[EXEC_ENOENT_LATE],
-		"error_other", (json_int_t)s->calls[EXEC_ERROR_OTHER],
-		"mm_allocs", (json_int_t)s->mm_allocs,
-		"drops", (json_int_t)s->drops,
-		"errno", errs);
-	json_object_set_new(o, "latency", latency_summary(s->latency, exec_outcome_names,
-							  EXEC_OUTCOMES));
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
+		const __u64 *v = schema_counter(r, stats);
+		json_t *into = o, *val;
+
+		if (r->group) {
+			into = json_object_get(o, r->group);
+			if (!into)
+				json_object_set_new(o, r->group, into = json_object());
+		}
+		if (r->kind == ROW_ERRNOS) {
+			val = json_object();
+			for (int e = 0; e < EXEC_ERRNO_MAX; e++)
+				if (v[e])
+					json_object_set_new(val, errno_key(e, buf, sizeof(buf)),
+							    json_integer(v[e]));
+		} else if (schema_row_absent(fs, i, absent)) {
+			val = json_null();
+		} else if (r->kind == ROW_RATIO) {
+			val = json_real(schema_value(fs, i, stats));
+		} else {
+			val = json_integer((json_int_t)schema_value(fs, i, stats));
+		}
+		json_object_set_new(into, r->name, val);
+		if (r->kind == ROW_OUTCOME) {
+			const struct hist *h = schema_hist(r, stats);
+
+			json_object_set_new(lat, r->name, json_pack("{s:I,s:f}",
+				"count", (json_int_t)h->count,
+				"mean_ns", h->count ? (double)h->sum / h->count : 0.0));
+		}
+	}
+	if (json_object_size(lat))
+		json_object_set_new(o, "latency", lat);
+	else
+		json_decref(lat);
 	return o;
 }
 
-static json_t *lookup_json(const struct profile *p)
+/* A filesystem's rows, and which reason kept most of its checks from the fast path. */
+static json_t *lookup_fs_json(const struct lookup_stats *s, uint32_t absent)
 {
-	json_t *per_fs;
+	json_t *o = stats_json(lookup_schema, s, absent);
+	int why = main_reason(s);
 
-	if (p->fam[FAMILY_LOOKUP].status != FAMILY_OK)
-		return unavailable_json(&p->fam[FAMILY_LOOKUP]);
-	per_fs = json_object();
-	for (size_t i = 0; i < p->nfs; i++) {
-		const struct lookup_stats *s = &p->fs[i].s;
-		json_t *inel = json_object();
+	json_object_set_new(o, "main_ineligibility",
+			    json_string(why < 0 ? "none" : lookup_schema->rows[why].name));
+	return o;
+}
 
-		for (int r = 1; r < LOOKUP_REASONS; r++)
-			json_object_set_new(inel, lookup_reason_name(r), json_integer(s->ineligible[r]));
-		json_object_set_new(per_fs, p->fs[i].name, json_pack(
-			"{s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:s,s:o}",
-			"checks", (json_int_t)s->checks, "did_skip", (json_int_t)s->did_skip,
-			"would_skip", (json_int_t)s->would_skip, "flag_v2", (json_int_t)s->flag_v2,
-			"violations", (json_int_t)s->violations,
-			"did_skip_ratio", s->checks ? (double)s->did_skip / s->checks : 0.0,
-			"would_skip_ratio", s->checks ? (double)s->would_skip / s->checks : 0.0,
-			"main_ineligibility", main_reason(s) == LOOKUP_ELIGIBLE ? "none" :
-				lookup_reason_name(main_reason(s)),
-			"ineligible", inel));
+static json_t *family_json(const struct profile *p, enum family_id f)
+{
+	const struct family_result *r = &p->fam[f];
+	json_t *o, *stats;
+
+	if (r->status != FAMILY_OK)
+		return unavailable_json(r);
+	o = json_pack("{s:s}", "mode", mode_name(r->mode));
+	if (schema[f].per_fs) {
+		json_t *per_fs = json_object();
+
+		for (size_t i = 0; i < p->nfs; i++)
+			json_object_set_new(per_fs, p->fs[i].name,
+					    lookup_fs_json(&p->fs[i].s, p->absent[f]));
+		json_object_set_new(o, "per_fs", per_fs);
+		return o;
 	}
-	return json_pack("{s:s,s:o}", "mode", mode_name(p->fam[FAMILY_LOOKUP].mode),
-			 "per_fs", per_fs);
+	stats = stats_json(&schema[f], profile_stats(p, f, 0), p->absent[f]);
+	json_object_update(o, stats);
+	json_decref(stats);
+	return o;
 }
 
 int render_json(FILE *out, const struct profile *p)
 {
-	json_t *root = json_pack("{s:s,s:s,s:s,s:f,s:{s:o,s:o,s:o}}",
+	json_t *fams = json_object(), *root;
+	int ret;
+
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		json_object_set_new(fams, family_name(f), family_json(p, f));
+	root = json_pack("{s:s,s:s,s:s,s:f,s:o}",
 		"format", REPORT_FORMAT,
 		"kernel", p->kernel_release,
 		"hostname", p->hostname,
 		"duration_s", p->end_ns > p->start_ns ? (p->end_ns - p->start_ns) / 1e9 : 0.0,
-		"families",
-			"lookup", lookup_json(p),
-			"access", access_json(p),
-			"exec", exec_json(p));
-	int ret;
-
+		"families", fams);
 	if (!root)
 		return -1;
 	ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
@@ -482,79 +479,71 @@ static void csv_u64(FILE *out, const char *family, const char *subject, const ch
 	csv_row(out, family, subject, metric, buf);
 }
 
-static void csv_ratio(FILE *out, const char *family, const char *subject, const char *metric,
-		      __u64 part, __u64 whole)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%.6f", whole ? (double)part / whole : 0.0);
-	csv_row(out, family, subject, metric, buf);
-}
-
 static bool csv_status(FILE *out, const struct profile *p, enum family_id f)
 {
 	const struct family_result *r = &p->fam[f];
 
-	if (r->status == FAMILY_OK) {
-		csv_row(out, family_name(f), "", "mode", mode_name(r->mode));
-		return true;
-	}
 	csv_row(out, family_name(f), "", "mode",
-		r->status == FAMILY_NOT_REQUESTED ? "not_requested" : "unavailable");
-	for (int i = 0; i < r->nattempts; i++)
+		r->status == FAMILY_OK ? mode_name(r->mode) : family_status_name(r->status));
+	for (int i = 0; i < r->nattempts && r->status != FAMILY_OK; i++)
 		csv_row(out, family_name(f), mode_name(r->attempts[i].mode), "why",
 			r->attempts[i].why);
-	return false;
+	return r->status == FAMILY_OK;
+}
+
+/*
+ * One stats struct: an outcome gives SUBJECT=its name, "calls" and
+ * "latency_sum_ns"; an errno count SUBJECT=its name, "errno_calls"; any
+ * other row SUBJECT=`subject` (the filesystem, or "all").  An absent row
+ * has an empty value.
+ */
+static void stats_csv(FILE *out, const struct family_schema *fs, const void *stats,
+		      uint32_t absent, const char *subject)
+{
+	char key[64], buf[32];
+
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
+		const __u64 *v = schema_counter(r, stats);
+		bool gone = schema_row_absent(fs, i, absent);
+
+		switch (r->kind) {
+		case ROW_OUTCOME:
+			if (gone) {
+				csv_row(out, fs->name, r->name, "calls", "");
+				csv_row(out, fs->name, r->name, "latency_sum_ns", "");
+				break;
+			}
+			csv_u64(out, fs->name, r->name, "calls", *v);
+			csv_u64(out, fs->name, r->name, "latency_sum_ns", schema_hist(r, stats)->sum);
+			break;
+		case ROW_ERRNOS:
+			for (int e = 0; e < EXEC_ERRNO_MAX; e++)
+				if (v[e])
+					csv_u64(out, fs->name, errno_key(e, buf, sizeof(buf)),
+						"errno_calls", v[e]);
+			break;
+		default:
+			if (gone)
+				buf[0] = 0;
+			else
+				snprintf(buf, sizeof(buf), r->kind == ROW_RATIO ? "%.6f" : "%.0f",
+					 schema_value(fs, i, stats));
+			csv_row(out, fs->name, subject, schema_row_key(r, key, sizeof(key)), buf);
+		}
+	}
 }
 
 void render_csv(FILE *out, const struct profile *p)
 {
 	fputs("family,subject,metric,value\n", out);
-	if (csv_status(out, p, FAMILY_LOOKUP)) {
-		for (size_t i = 0; i < p->nfs; i++) {
-			const struct lookup_stats *s = &p->fs[i].s;
-			const char *fs = p->fs[i].name;
-
-			csv_u64(out, "lookup", fs, "checks", s->checks);
-			csv_u64(out, "lookup", fs, "did_skip", s->did_skip);
-			csv_u64(out, "lookup", fs, "would_skip", s->would_skip);
-			csv_u64(out, "lookup", fs, "flag_v2", s->flag_v2);
-			csv_u64(out, "lookup", fs, "violations", s->violations);
-			csv_ratio(out, "lookup", fs, "did_skip_ratio", s->did_skip, s->checks);
-			csv_ratio(out, "lookup", fs, "would_skip_ratio", s->would_skip, s->checks);
-			for (int r = 1; r < LOOKUP_REASONS; r++) {
-				char metric[48];
-
-				snprintf(metric, sizeof(metric), "ineligible_%s", lookup_reason_name(r));
-				csv_u64(out, "lookup", fs, metric, s->ineligible[r]);
-			}
-		}
-	}
-	if (csv_status(out, p, FAMILY_ACCESS)) {
-		const struct access_stats *s = &p->access;
-
-		for (int i = 0; i < ACCESS_OUTCOMES; i++) {
-			csv_u64(out, "access", access_outcome_names[i], "calls", s->calls[i]);
-			csv_u64(out, "access", access_outcome_names[i], "latency_sum_ns", s->latency[i].sum);
-		}
-		csv_ratio(out, "access", "all", "avoidable_per_call", s->calls[ACCESS_AVOIDABLE],
-			  sum_u64(s->calls, ACCESS_OUTCOMES));
-		csv_u64(out, "access", "all", "eaccess", s->eaccess);
-		csv_u64(out, "access", "all", "drops", s->drops);
-	}
-	if (csv_status(out, p, FAMILY_EXEC)) {
-		const struct exec_stats *s = &p->exec;
-		char buf[16];
-
-		for (int i = 0; i < EXEC_OUTCOMES; i++) {
-			csv_u64(out, "exec", exec_outcome_names[i], "calls", s->calls[i]);
-			csv_u64(out, "exec", exec_outcome_names[i], "latency_sum_ns", s->latency[i].sum);
-		}
-		for (int e = 0; e < EXEC_ERRNO_MAX; e++)
-			if (s->errnos[e])
-				csv_u64(out, "exec", errno_key(e, buf, sizeof(buf)), "errno_calls",
-					s->errnos[e]);
-		csv_u64(out, "exec", "all", "mm_allocs", s->mm_allocs);
-		csv_u64(out, "exec", "all", "drops", s->drops);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (!csv_status(out, p, f))
+			continue;
+		if (!schema[f].per_fs)
+			stats_csv(out, &schema[f], profile_stats(p, f, 0), p->absent[f], "all");
+		for (size_t i = 0; schema[f].per_fs && i < p->nfs; i++)
+			stats_csv(out, &schema[f], profile_stats(p, f, i), p->absent[f],
+				  p->fs[i].name);
 	}
 }

@@ -162,7 +162,7 @@ static void report_of_a_saved_profile_in_each_format(void **state)
 	assert_contains(out_text, "permscope report: kernel 6.18.0-test on testhost");
 	assert_contains(out_text, "fast                 1000  100.0%");
 	assert_contains(out_text, "load: EPERM; refused here");
-	assert_contains(out_text, "not recorded (not in --families)");
+	assert_contains(out_text, "not requested (not in --families)");
 	assert_int_equal(permscope("report", path, "--format", "json", NULL), 0);
 	assert_contains(out_text, "\"format\": \"permscope-report/1\"");
 	assert_int_equal(permscope("report", path, "-j", NULL), 0);

@@ -41,9 +41,9 @@ static void load_pair(struct pair *p, const char *what)
 		fail_msg("%s: %s", path, err);
 	memset(&p->c, 0, sizeof(p->c));
 	p->c.base = &p->base;
-	p->c.cur = &p->cur;
+	p->c.new = &p->cur;
 	p->c.base_name = "bookworm.json";
-	p->c.cur_name = "sid.json";
+	p->c.new_name = "sid.json";
 	assert_int_equal(compare_build(&p->c), 0);
 }
 
@@ -164,13 +164,13 @@ static void runs_give_mean_sd_and_significance(void **state)
 	load_pair(&p, "access");
 	r = row(&p, "access.avoidable_per_call");
 	assert_int_equal(r->base.n, 3);
-	assert_int_equal(r->cur.n, 3);
-	assert_true(r->base.mean == 1.0 && r->cur.mean == 0.0);
+	assert_int_equal(r->new.n, 3);
+	assert_true(r->base.mean == 1.0 && r->new.mean == 0.0);
 	assert_true(r->w.valid && r->w.p < 0.05);
 	r = row(&p, "access.calls");
 	assert_true(r->w.valid && r->w.p >= 0.05); /* 2000 = 2000: "~" */
 	r = row(&p, "access.latency.mean");
-	assert_true(r->cur.mean < r->base.mean);
+	assert_true(r->new.mean < r->base.mean);
 	assert_true(r->w.ci_lo <= r->w.diff && r->w.diff <= r->w.ci_hi);
 	free_pair(&p);
 }
@@ -186,9 +186,9 @@ static void single_runs_show_the_lookup_change_per_fs(void **state)
 	r = row(&p, "lookup.did_skip_ratio[ext4]");
 	assert_false(r->w.valid);
 	assert_true(r->base.mean == 0.0);
-	assert_true(r->cur.mean == 140000.0 / 160000.0);
+	assert_true(r->new.mean == 140000.0 / 160000.0);
 	r = row(&p, "lookup.violations[ext4]");
-	assert_true(r->base.mean == 0 && r->cur.mean == 0);
+	assert_true(r->base.mean == 0 && r->new.mean == 0);
 	free_pair(&p);
 }
 

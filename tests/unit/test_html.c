@@ -181,9 +181,9 @@ static void render_page(const char *what)
 	if (profile_read(base, &pb, err, sizeof(err)) || profile_read(cur, &pc, err, sizeof(err)))
 		fail_msg("%s", err);
 	c.base = &pb;
-	c.cur = &pc;
+	c.new = &pc;
 	c.base_name = "stock (bookworm)";
-	c.cur_name = "patched (sid)";
+	c.new_name = "patched (sid)";
 	assert_int_equal(compare_build(&c), 0);
 	snprintf(html, sizeof(html), "%s/%s.html", tmpdir, what);
 	f = fopen(html, "w");

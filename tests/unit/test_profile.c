@@ -57,7 +57,7 @@ static char **argv_dup(const char *const *argv)
 }
 
 static void set_lookup(struct profile *p, const char *fs, __u64 checks, __u64 did_skip,
-		       __u64 would_skip, __u64 flag_v2, __u64 violations, __u64 mode,
+		       __u64 would_skip, __u64 may_exec_opt_in, __u64 violations, __u64 mode,
 		       __u64 acl, __u64 acl_not_cached, __u64 not_opted_in)
 {
 	struct fs_result *r = profile_add_fs(p, fs);
@@ -66,7 +66,7 @@ static void set_lookup(struct profile *p, const char *fs, __u64 checks, __u64 di
 	r->s.checks = checks;
 	r->s.did_skip = did_skip;
 	r->s.would_skip = would_skip;
-	r->s.flag_v2 = flag_v2;
+	r->s.may_exec_opt_in = may_exec_opt_in;
 	r->s.violations = violations;
 	r->s.ineligible[LOOKUP_INEL_MODE] = mode;
 	r->s.ineligible[LOOKUP_INEL_ACL] = acl;

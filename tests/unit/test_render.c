@@ -223,7 +223,7 @@ static void json_report_has_the_documented_keys_and_totals(void **state)
 		"mode", "calls", "enoent", "enoent_early", "enoent_late", NULL,
 	};
 	static const char *const fs_keys[] = {
-		"checks", "did_skip", "would_skip", "flag_v2", NULL,
+		"checks", "did_skip", "would_skip", "may_exec_opt_in", NULL,
 	};
 	struct profile p;
 	json_t *root, *access, *exec, *per_fs, *tmpfs;

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "schema.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BIT(i) (1U << (i))
+
+#define COUNT(st, field, fl, text) \
+	{ .name = #field, .kind = ROW_COUNT, .offset = offsetof(st, field), .flags = (fl), \
+	  .meaning = (text) }
+#define OUTCOME(st, key, idx, fl, text) \
+	{ .name = (key), .kind = ROW_OUTCOME, .offset = offsetof(st, calls[idx]), \
+	  .hist_offset = offsetof(st, latency[idx]), .flags = (fl), .meaning = (text) }
+#define SUM(key, t, lat, text) \
+	{ .name = (key), .kind = ROW_SUM, .terms = (t), .latency = (lat), .meaning = (text) }
+#define RATIO(key, t, w, fl, text) \
+	{ .name = (key), .kind = ROW_RATIO, .terms = (t), .whole = (w), .flags = (fl), \
+	  .meaning = (text) }
+
+/* ---- lookup: MAY_EXEC on directories, per filesystem --------------------- */
+
+enum { L_CHECKS, L_DID_SKIP, L_WOULD_SKIP };
+
+#define INELIGIBLE(key, idx, text) \
+	{ .name = (key), .group = "ineligible", .kind = ROW_COUNT, \
+	  .offset = offsetof(struct lookup_stats, ineligible[idx]), .meaning = (text) }
+
+/* ineligible[LOOKUP_ELIGIBLE] is never counted, so no row reads it. */
+static const struct schema_row lookup_rows[] = {
+	COUNT(struct lookup_stats, checks, 0, "MAY_EXEC checks on directories"),
+	COUNT(struct lookup_stats, did_skip, 0,
+	      "not nested in inode_permission(): lookup's fast path took it"),
+	COUNT(struct lookup_stats, would_skip, 0,
+	      "the directory is eligible: what the fast path can skip"),
+	{ .name = "may_exec_opt_in", .kind = ROW_COUNT,
+	  .offset = offsetof(struct lookup_stats, may_exec_opt_in), .was = "flag_v2",
+	  .meaning = "i_opflags & 0x80: the MAY_EXEC opt-in (v2: the precomputed flag)" },
+	COUNT(struct lookup_stats, violations, ROW_VIOLATION,
+	      "full checks skipped on ineligible directories"),
+	RATIO("did_skip_ratio", BIT(L_DID_SKIP), BIT(L_CHECKS), 0, "share of checks skipped"),
+	RATIO("would_skip_ratio", BIT(L_WOULD_SKIP), BIT(L_CHECKS), 0,
+	      "share of checks on eligible directories"),
+	INELIGIBLE("mode", LOOKUP_INEL_MODE, "ineligible: (mode & 0111) != 0111"),
+	INELIGIBLE("acl", LOOKUP_INEL_ACL, "ineligible: a POSIX ACL is cached on the inode"),
+	INELIGIBLE("acl_not_cached", LOOKUP_INEL_ACL_NOT_CACHED,
+		   "ineligible: i_acl not read yet (ext4 without cache_no_acl() at iget)"),
+	INELIGIBLE("not_opted_in", LOOKUP_INEL_NOT_OPTED_IN,
+		   "ineligible: the filesystem did not opt in (no IOP_FASTPERM, no 0x80)"),
+};
+
+static const char *const lookup_shown[] = {
+	"lookup.did_skip_ratio", "lookup.would_skip_ratio", "lookup.violations",
+	"lookup.checks[]", "lookup.did_skip_ratio[]", "lookup.would_skip_ratio[]",
+	"lookup.violations[]", NULL,
+};
+
+/* ---- access: faccessat cred override ------------------------------------- */
+
+enum { A_CALLS, A_NEEDED, A_AVOIDABLE, A_FAST, A_UNSAFE };
+#define A_OUTCOMES (BIT(A_NEEDED) | BIT(A_AVOIDABLE) | BIT(A_FAST) | BIT(A_UNSAFE))
+
+static const struct schema_row access_rows[] = {
+	SUM("calls", A_OUTCOMES, "", "access, faccessat and faccessat2 calls"),
+	OUTCOME(struct access_stats, "needed", ACCESS_NEEDED, 0,
+		"override needed, cred allocated"),
+	OUTCOME(struct access_stats, "avoidable", ACCESS_AVOIDABLE, 0,
+		"not needed, allocated anyway (stock kernel)"),
+	OUTCOME(struct access_stats, "fast", ACCESS_FAST, 0,
+		"not needed, no cred allocated (fast path)"),
+	OUTCOME(struct access_stats, "unsafe", ACCESS_UNSAFE, ROW_VIOLATION,
+		"needed, no cred allocated: VIOLATION"),
+	RATIO("avoidable_per_call", BIT(A_AVOIDABLE), A_OUTCOMES, ROW_TEXT,
+	      "avoidable cred allocations per call"),
+	RATIO("needed_per_call", BIT(A_NEEDED), A_OUTCOMES, 0,
+	      "share of calls that needed the override"),
+	RATIO("fast_ratio", BIT(A_FAST), A_OUTCOMES, 0, "share of calls on the fast path"),
+	COUNT(struct access_stats, eaccess, ROW_TEXT | ROW_TEXT_NONZERO,
+	      "calls with AT_EACCESS (never need an override)"),
+	COUNT(struct access_stats, drops, ROW_TEXT | ROW_TEXT_NONZERO,
+	      "calls not followed (no task storage)"),
+};
+
+static const char *const access_shown[] = {
+	"access.calls", "access.avoidable_per_call", "access.needed_per_call",
+	"access.fast_ratio", "access.unsafe", "access.latency.mean", "access.latency.p50",
+	"access.latency.p99", NULL,
+};
+
+/* ---- exec: ENOENT before mm allocation ----------------------------------- */
+
+enum { E_CALLS, E_OK, E_ENOENT_EARLY, E_ENOENT_LATE, E_ERROR_OTHER, E_ERRNO };
+#define E_OUTCOMES (BIT(E_OK) | BIT(E_ENOENT_EARLY) | BIT(E_ENOENT_LATE) | BIT(E_ERROR_OTHER))
+#define E_ENOENT (BIT(E_ENOENT_EARLY) | BIT(E_ENOENT_LATE))
+
+static const struct schema_row exec_rows[] = {
+	SUM("calls", E_OUTCOMES, "", "execve and execveat calls"),
+	OUTCOME(struct exec_stats, "ok", EXEC_OK, 0, "succeeded"),
+	OUTCOME(struct exec_stats, "enoent_early", EXEC_ENOENT_EARLY, 0,
+		"ENOENT before any mm (fast path)"),
+	OUTCOME(struct exec_stats, "enoent_late", EXEC_ENOENT_LATE, 0,
+		"ENOENT after allocating an mm (stock)"),
+	OUTCOME(struct exec_stats, "error_other", EXEC_ERROR_OTHER, 0, "failed with another errno"),
+	{ .name = "errno", .kind = ROW_ERRNOS, .offset = offsetof(struct exec_stats, errnos),
+	  .meaning = "failed calls by errno" },
+	SUM("enoent", E_ENOENT, "enoent", "calls that failed with ENOENT"),
+	RATIO("enoent_early_share", BIT(E_ENOENT_EARLY), E_ENOENT, 0,
+	      "share of ENOENT returned before any mm"),
+	RATIO("enoent_late_share", BIT(E_ENOENT_LATE), E_ENOENT, 0,
+	      "share of ENOENT returned after allocating an mm"),
+	COUNT(struct exec_stats, mm_allocs, ROW_TEXT, "calls that allocated an mm"),
+	COUNT(struct exec_stats, drops, ROW_TEXT | ROW_TEXT_NONZERO,
+	      "calls not followed (no task storage)"),
+};
+
+static const char *const exec_shown[] = {
+	"exec.calls", "exec.enoent", "exec.enoent_early_share", "exec.mm_allocs",
+	"exec.enoent.latency.p50", "exec.enoent.latency.p99", "exec.ok.latency.p50", NULL,
+};
+
+/* ---- the families --------------------------------------------------------- */
+
+#define ALL_MODES (BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT))
+#define FAMILY(id_, name_, title_, modes_, per_fs_, st, rows_, shown_) [id_] = {   \
+	.id = (id_), .name = (name_), .title = (title_), .modes = (modes_),          \
+	.per_fs = (per_fs_), .stats_size = sizeof(st), .rows = (rows_),               \
+	.nrows = sizeof(rows_) / sizeof((rows_)[0]), .compare_shown = (shown_) }
+
+const struct family_schema schema[FAMILY_COUNT] = {
+	/* No tracepoint sits on the permission-check path. */
+	FAMILY(FAMILY_LOOKUP, "lookup", "Lookup: MAY_EXEC checks on directories, per filesystem",
+	       BIT(MODE_FENTRY) | BIT(MODE_KPROBE), true, struct lookup_stats, lookup_rows,
+	       lookup_shown),
+	FAMILY(FAMILY_ACCESS, "access", "Access: faccessat cred override", ALL_MODES, false,
+	       struct access_stats, access_rows, access_shown),
+	FAMILY(FAMILY_EXEC, "exec", "Exec: execve outcomes and ENOENT", ALL_MODES, false,
+	       struct exec_stats, exec_rows, exec_shown),
+};
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const mode_names[MODE_COUNT] = {
+	[MODE_NONE] = "none", [MODE_FENTRY] = "fentry",
+	[MODE_KPROBE] = "kprobe", [MODE_TRACEPOINT] = "tracepoint",
+};
+static const char *const status_names[FAMILY_STATUSES] = {
+	[FAMILY_NOT_REQUESTED] = "not_requested", [FAMILY_OK] = "ok",
+	[FAMILY_UNAVAILABLE] = "unavailable",
+};
+static const char *const status_texts[FAMILY_STATUSES] = {
+	[FAMILY_NOT_REQUESTED] = "not requested", [FAMILY_OK] = "ok",
+	[FAMILY_UNAVAILABLE] = "unavailable",
+};
+
+static int index_of(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *family_name(enum family_id f) { return schema[f].name; }
+const char *mode_name(enum attach_mode m) { return mode_names[m]; }
+int mode_by_name(const char *n) { return index_of(mode_names, MODE_COUNT, n); }
+const char *family_status_name(enum family_status s) { return status_names[s]; }
+const char *family_status_text(enum family_status s) { return status_texts[s]; }
+
+int family_status_by_name(const char *n)
+{
+	return index_of(status_names, FAMILY_STATUSES, n);
+}
+
+int family_by_name(const char *n)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		if (!strcmp(schema[f].name, n))
+			return f;
+	return -1;
+}
+
+const char *schema_row_key(const struct schema_row *r, char *buf, size_t size)
+{
+	if (!r->group)
+		return r->name;
+	snprintf(buf, size, "%s_%s", r->group, r->name);
+	return buf;
+}
+
+int schema_row_index(enum family_id f, const char *name)
+{
+	char buf[64];
+
+	for (int i = 0; i < schema[f].nrows; i++)
+		if (!strcmp(schema_row_key(&schema[f].rows[i], buf, sizeof(buf)), name))
+			return i;
+	return -1;
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+bool schema_row_absent(const struct family_schema *fs, int row, uint32_t absent)
+{
+	const struct schema_row *r = &fs->rows[row];
+
+	if (r->kind == ROW_SUM || r->kind == ROW_RATIO)
+		return (r->terms | r->whole) & absent;
+	return absent & BIT(row);
+}
+
+__u64 *schema_counter(const struct schema_row *r, const void *stats)
+{
+	return (__u64 *)((const char *)stats + r->offset);
+}
+
+struct hist *schema_hist(const struct schema_row *r, const void *stats)
+{
+	return (struct hist *)((const char *)stats + r->hist_offset);
+}
+
+static double sum_of(const struct family_schema *fs, uint32_t terms, const void *stats)
+{
+	double sum = 0;
+
+	for (int i = 0; i < fs->nrows; i++)
+		if (terms & BIT(i))
+			sum += *schema_counter(&fs->rows[i], stats);
+	return sum;
+}
+
+double schema_value(const struct family_schema *fs, int row, const void *stats)
+{
+	const struct schema_row *r = &fs->rows[row];
+	double whole;
+
+	switch (r->kind) {
+	case ROW_COUNT:
+	case ROW_OUTCOME:
+		return *schema_counter(r, stats);
+	case ROW_SUM:
+		return sum_of(fs, r->terms, stats);
+	case ROW_RATIO:
+		whole = sum_of(fs, r->whole, stats);
+		return whole > 0 ? sum_of(fs, r->terms, stats) / whole : 0.0;
+	default:
+		return 0;
+	}
+}
+
+void schema_latency(const struct family_schema *fs, uint32_t terms, const void *stats,
+		    struct hist *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < fs->nrows; i++)
+		if ((terms & BIT(i)) && fs->rows[i].kind == ROW_OUTCOME)
+			counters_add(out, schema_hist(&fs->rows[i], stats), sizeof(*out));
+}
+
+const char *errno_key(int e, char *buf, size_t size)
+{
+	const char *n;
+
+	if (e <= 0 || e >= EXEC_ERRNO_MAX)
+		return "other";
+	n = strerrorname_np(e);
+	if (n)
+		return n;
+	/* glibc names no errno 41 or 58: a number keeps them apart from "other". */
+	snprintf(buf, size, "errno%d", e);
+	return buf;
+}
+
+int errno_by_key(const char *key)
+{
+	char buf[16];
+
+	for (int e = 0; e < EXEC_ERRNO_MAX; e++)
+		if (strcmp(errno_key(e, buf, sizeof(buf)), key) == 0)
+			return e;
+	return -1;
+}
+
+void counters_add(void *into, const void *from, size_t bytes)
+{
+	__u64 *a = into;
+	const __u64 *b = from;
+
+	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
+		a[i] += b[i];
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The schema: every probe family and every value it records, described
+ * once.  The profile writer and reader, report (text, JSON, CSV), the metric
+ * namespace of compare and gate, and compare's text and HTML all loop over
+ * these tables, so a counter is a field in bpf/permscope.h plus one row here.
+ *
+ * A row is one of:
+ *   COUNT    a __u64 in the family's stats struct;
+ *   OUTCOME  a __u64 call count plus its latency histogram (struct hist):
+ *            the outcomes of one call partition the calls;
+ *   ERRNOS   a __u64 array indexed by errno, keyed by errno name;
+ *   SUM      derived: the sum of the rows in `terms`;
+ *   RATIO    derived: the sum of `terms` over the sum of `whole`, 0 when
+ *            the whole is 0 (computed only in schema_value()).
+ * A per-fs family (lookup) has one stats struct per filesystem.
+ */
+#ifndef PERMSCOPE_SCHEMA_H
+#define PERMSCOPE_SCHEMA_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "permscope.h"
+
+enum family_id { FAMILY_LOOKUP, FAMILY_ACCESS, FAMILY_EXEC, FAMILY_COUNT };
+
+/* The order a family tries them in. */
+enum attach_mode { MODE_NONE, MODE_FENTRY, MODE_KPROBE, MODE_TRACEPOINT, MODE_COUNT };
+
+enum family_status {
+	FAMILY_NOT_REQUESTED, /* not in --families */
+	FAMILY_OK,
+	FAMILY_UNAVAILABLE,   /* no mode could attach: see attempts */
+	FAMILY_STATUSES,
+};
+
+enum row_kind { ROW_COUNT, ROW_OUTCOME, ROW_ERRNOS, ROW_SUM, ROW_RATIO };
+
+/* Row flags: how the text report shows a row. */
+#define ROW_TEXT        0x1 /* a line "  MEANING: VALUE" under the family's table */
+#define ROW_TEXT_NONZERO 0x2 /* ... only when it is not 0 */
+#define ROW_VIOLATION   0x4 /* a non-zero value is a kernel bug the tool proves */
+
+struct schema_row {
+	const char *name;    /* JSON key and metric name component */
+	const char *group;   /* JSON object the COUNT sits in ("ineligible"), or NULL */
+	enum row_kind kind;
+	size_t offset;       /* of the __u64 (COUNT, OUTCOME) or array (ERRNOS) */
+	size_t hist_offset;  /* OUTCOME: of its struct hist */
+	uint32_t terms;      /* SUM, RATIO: rows added up (bit i: row i) */
+	uint32_t whole;      /* RATIO: the denominator's rows */
+	const char *latency; /* SUM over outcomes: metric prefix of the merged latency
+			      * ("" for the family's own, "enoent" for exec.enoent), or NULL */
+	unsigned int flags;
+	const char *was;     /* the key profiles used before a rename, still read */
+	const char *meaning; /* one line for report and --help */
+};
+
+/* Room for any family's stats struct (a sum over filesystems, say). */
+union family_stats {
+	struct lookup_stats lookup;
+	struct access_stats access;
+	struct exec_stats exec;
+};
+
+struct family_schema {
+	enum family_id id;
+	const char *name;    /* lookup, access, exec */
+	const char *title;   /* section heading of report and compare */
+	unsigned int modes;  /* bit per enum attach_mode it can attach in */
+	bool per_fs;         /* one stats struct per filesystem */
+	size_t stats_size;
+	const struct schema_row *rows;
+	int nrows;
+	/*
+	 * The metrics compare shows, in order ("[]": every filesystem); the
+	 * whole namespace stays available to gate.
+	 */
+	const char *const *compare_shown;
+};
+
+extern const struct family_schema schema[FAMILY_COUNT];
+
+const char *family_name(enum family_id f);
+int family_by_name(const char *name); /* -1 when unknown */
+const char *mode_name(enum attach_mode m);
+int mode_by_name(const char *name);   /* -1 when unknown */
+/* The JSON spelling "ok", "unavailable", "not_requested", and its text "not requested". */
+const char *family_status_name(enum family_status s);
+int family_status_by_name(const char *name);
+const char *family_status_text(enum family_status s);
+
+/* The row called `name` (group_name for a grouped COUNT), or -1. */
+int schema_row_index(enum family_id f, const char *name);
+/* "ineligible_mode" for a grouped row, else the name: metric and CSV key. */
+const char *schema_row_key(const struct schema_row *r, char *buf, size_t size);
+
+/*
+ * Rows absent from a profile written before they existed: bit per row.
+ * A value that depends on an absent row is absent too.
+ */
+bool schema_row_absent(const struct family_schema *fs, int row, uint32_t absent);
+
+/* The value of any row but ERRNOS from one stats struct. */
+double schema_value(const struct family_schema *fs, int row, const void *stats);
+/* A COUNT or OUTCOME's counter, and an OUTCOME's histogram, in `stats`. */
+__u64 *schema_counter(const struct schema_row *r, const void *stats);
+struct hist *schema_hist(const struct schema_row *r, const void *stats);
+/* The merged latency of the OUTCOME rows in `terms`. */
+void schema_latency(const struct family_schema *fs, uint32_t terms, const void *stats,
+		    struct hist *out);
+
+/* The JSON key of an errno count: "ENOENT", "errno41", "other" (index 0). */
+const char *errno_key(int e, char *buf, size_t size);
+int errno_by_key(const char *key); /* -1 when unknown */
+
+/* into += from for stats structs made only of __u64 counters. */
+void counters_add(void *into, const void *from, size_t bytes);
+
+#endif
