@@ -8,12 +8,6 @@
 #define UID_GID_MAP_MAX_BASE_EXTENTS 5
 #define INVALID_UID ((__u32)-1)
 
-/*
- * make_kuid(ns, 0): the kernel uid that uid 0 of the cred's user namespace
- * maps to.  The initial namespace maps identically; others are searched in
- * their base extents (the common case of at most five lines in uid_map).
- * A larger map answers INVALID_UID, i.e. "the task is not that root".
- */
 /* kernel_cap_t before 6.3: two u32 words (CO-RE picks the layout at load). */
 struct kernel_cap_struct___old {
 	__u32 cap[2];

@@ -41,7 +41,8 @@ static int member_offset(const struct btf *btf, const struct btf_type *t, const 
 	return -1;
 }
 
-void cred_layout_classify(struct cred_layout *l)
+/* Decide the two sharing flags from the offsets. */
+static void cred_layout_classify(struct cred_layout *l)
 {
 	int usage = l->offset[CRED_USAGE];
 

@@ -28,9 +28,10 @@ struct cred_layout {
 
 extern const char *const cred_field_names[CRED_FIELDS];
 
-/* Read from /sys/kernel/btf/vmlinux (or `btf_path`). 0, or -errno with `err` set. */
+/*
+ * Read from /sys/kernel/btf/vmlinux (or `btf_path`) and decide the two
+ * sharing flags.  0, or -errno with `err` set.
+ */
 int cred_layout_read(const char *btf_path, struct cred_layout *l, char *err, size_t errlen);
-/* Decide the two sharing flags from the offsets (split out to test it). */
-void cred_layout_classify(struct cred_layout *l);
 
 #endif
