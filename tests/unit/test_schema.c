@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The schema (src/schema.c) is the one description of every counter: these
+ * tests prove that each of its rows reaches every output — the profile (and
+ * back), the report as JSON and CSV, and the metric namespace of compare
+ * and gate — so a counter added to the schema cannot be forgotten by one of
+ * them, and that a profile written before a counter existed reads it as
+ * absent, never as 0 (docs/profile-format.md, "Compatibility").
+ */
+#include <linux/types.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
+
+#include "metrics.h"
+#include "profile.h"
+#include "render.h"
+#include "schema.h"
+
+#define FS "tmpfs"
+
+/*
+ * A profile where every family recorded and every counter holds its own
+ * value (outcome latencies consistent with their call counts).
+ */
+static void full_profile(struct profile *p)
+{
+	__u64 v = 1000;
+
+	profile_init(p);
+	strcpy(p->kernel_release, "6.18.0-schema");
+	p->start_ns = 1000000000ULL * 1800000000ULL;
+	p->end_ns = p->start_ns + 1000000000ULL;
+	assert_non_null(profile_add_fs(p, FS));
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_schema *fs = &schema[f];
+		void *stats = profile_stats(p, f, 0);
+
+		p->fam[f].status = FAMILY_OK;
+		p->fam[f].mode = MODE_FENTRY;
+		for (int i = 0; i < fs->nrows; i++) {
+			const struct schema_row *r = &fs->rows[i];
+			__u64 *c = schema_counter(r, stats);
+
+			switch (r->kind) {
+			case ROW_COUNT:
+				*c = v += 7;
+				break;
+			case ROW_OUTCOME:
+				*c = v += 7;
+				schema_hist(r, stats)->slots[10] = *c;
+				schema_hist(r, stats)->count = *c;
+				schema_hist(r, stats)->sum = *c * 1500;
+				break;
+			case ROW_ERRNOS:
+				c[ENOENT] = v += 7;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+static char *render(const struct profile *p, enum report_format kind)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	if (kind == REPORT_JSON)
+		assert_int_equal(render_json(out, p), 0);
+	else if (kind == REPORT_CSV)
+		render_csv(out, p);
+	else
+		render_text(out, p, true);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+static json_t *parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+
+	if (!j)
+		fail_msg("not JSON: %s", e.text);
+	return j;
+}
+
+/* The JSON object holding a family's rows: the family's, or its filesystem's. */
+static json_t *family_object(json_t *root, enum family_id f)
+{
+	json_t *o = json_object_get(json_object_get(root, "families"), family_name(f));
+
+	if (schema[f].per_fs)
+		o = json_object_get(json_object_get(o, "per_fs"), FS);
+	if (!json_is_object(o))
+		fail_msg("no object for family %s", family_name(f));
+	return o;
+}
+
+/* obj[group][name] or obj[name]. */
+static json_t *row_member(json_t *obj, const struct schema_row *r)
+{
+	return json_object_get(r->group ? json_object_get(obj, r->group) : obj, r->name);
+}
+
+static void assert_number(json_t *v, double want, const char *where)
+{
+	if (!json_is_number(v))
+		fail_msg("%s: missing or not a number", where);
+	/* reports print 9 significant digits */
+	if (fabs(json_number_value(v) - want) > 1e-8 * (fabs(want) > 1 ? fabs(want) : 1))
+		fail_msg("%s: %.9g, expected %.9g", where, json_number_value(v), want);
+}
+
+static void every_row_is_in_the_profile_and_reads_back_the_same(void **state)
+{
+	struct profile p, q;
+	char err[512] = "", where[128];
+	char *text;
+	json_t *root;
+
+	(void)state;
+	full_profile(&p);
+	text = profile_to_json(&p);
+	assert_non_null(text);
+	root = parse(text);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_schema *fs = &schema[f];
+		json_t *obj = family_object(root, f);
+		const void *stats = profile_stats(&p, f, 0);
+
+		for (int i = 0; i < fs->nrows; i++) {
+			const struct schema_row *r = &fs->rows[i];
+			json_t *v;
+
+			snprintf(where, sizeof(where), "profile %s.%s", fs->name, r->name);
+			switch (r->kind) {
+			case ROW_COUNT:
+				assert_number(row_member(obj, r), *schema_counter(r, stats), where);
+				break;
+			case ROW_OUTCOME:
+				v = json_object_get(json_object_get(obj, "outcomes"), r->name);
+				assert_number(json_object_get(v, "calls"), *schema_counter(r, stats), where);
+				assert_number(json_object_get(json_object_get(v, "latency"), "count"),
+					      *schema_counter(r, stats), where);
+				break;
+			case ROW_ERRNOS:
+				assert_number(json_object_get(row_member(obj, r), "ENOENT"),
+					      schema_counter(r, stats)[ENOENT], where);
+				break;
+			default: /* derived: not stored */
+				if (row_member(obj, r))
+					fail_msg("%s: a derived value is stored in the profile", where);
+			}
+		}
+	}
+	json_decref(root);
+	if (profile_from_json(text, &q, err, sizeof(err)))
+		fail_msg("reading it back: %s", err);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		assert_int_equal(q.absent[f], 0);
+		assert_int_equal(profile_nstats(&q, f), profile_nstats(&p, f));
+		assert_memory_equal(profile_stats(&q, f, 0), profile_stats(&p, f, 0),
+				    schema[f].stats_size);
+	}
+	free(text);
+	profile_free(&q);
+	profile_free(&p);
+}
+
+static void every_row_is_in_the_report_json_and_csv(void **state)
+{
+	struct profile p;
+	char *json, *csv, where[128], line[160], key[64], value[48];
+	json_t *root;
+
+	(void)state;
+	full_profile(&p);
+	json = render(&p, REPORT_JSON);
+	csv = render(&p, REPORT_CSV);
+	root = parse(json);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_schema *fs = &schema[f];
+		json_t *obj = family_object(root, f);
+		const void *stats = profile_stats(&p, f, 0);
+		const char *subject = fs->per_fs ? FS : "all";
+
+		for (int i = 0; i < fs->nrows; i++) {
+			const struct schema_row *r = &fs->rows[i];
+
+			snprintf(where, sizeof(where), "report JSON %s.%s", fs->name, r->name);
+			if (r->kind == ROW_ERRNOS) {
+				assert_number(json_object_get(row_member(obj, r), "ENOENT"),
+					      schema_counter(r, stats)[ENOENT], where);
+				snprintf(line, sizeof(line), "\n%s,ENOENT,errno_calls,%llu\n", fs->name,
+					 (unsigned long long)schema_counter(r, stats)[ENOENT]);
+			} else {
+				assert_number(row_member(obj, r), schema_value(fs, i, stats), where);
+				snprintf(value, sizeof(value), r->kind == ROW_RATIO ? "%.6f" : "%.0f",
+					 schema_value(fs, i, stats));
+				if (r->kind == ROW_OUTCOME)
+					snprintf(line, sizeof(line), "\n%s,%s,calls,%s\n", fs->name,
+						 r->name, value);
+				else
+					snprintf(line, sizeof(line), "\n%s,%s,%s,%s\n", fs->name, subject,
+						 schema_row_key(r, key, sizeof(key)), value);
+			}
+			if (!strstr(csv, line))
+				fail_msg("CSV lacks the line %s", line + 1);
+		}
+	}
+	json_decref(root);
+	free(json);
+	free(csv);
+	profile_free(&p);
+}
+
+static void every_row_but_errno_counts_is_a_metric(void **state)
+{
+	struct profile p;
+	struct metric_list l;
+	char name[METRIC_NAME_LEN], key[64];
+
+	(void)state;
+	full_profile(&p);
+	assert_int_equal(metrics_collect(&p, &l), 0);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_schema *fs = &schema[f];
+
+		for (int i = 0; i < fs->nrows; i++) {
+			const struct schema_row *r = &fs->rows[i];
+			const struct metric *m;
+
+			if (r->kind == ROW_ERRNOS)
+				continue;
+			snprintf(name, sizeof(name), "%s.%s%s", fs->name,
+				 schema_row_key(r, key, sizeof(key)), fs->per_fs ? "[" FS "]" : "");
+			m = metrics_find(&l, name);
+			if (!m)
+				fail_msg("no metric %s", name);
+			assert_true(m->value == schema_value(fs, i, profile_stats(&p, f, 0)));
+			assert_true(metric_name_valid(name));
+			if (r->kind == ROW_OUTCOME) {
+				snprintf(name, sizeof(name), "%s.%s.latency.p50", fs->name, r->name);
+				if (!metrics_find(&l, name))
+					fail_msg("no metric %s", name);
+			}
+		}
+	}
+	metrics_free(&l);
+	profile_free(&p);
+}
+
+static void compare_shows_only_metrics_that_exist(void **state)
+{
+	char name[METRIC_NAME_LEN];
+
+	(void)state;
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		for (const char *const *m = schema[f].compare_shown; *m; m++) {
+			size_t len = strlen(*m);
+
+			snprintf(name, sizeof(name), "%s", *m);
+			if (len > 2 && !strcmp(*m + len - 2, "[]"))
+				snprintf(name + len - 2, sizeof(name) - (len - 2), "[%s]", FS);
+			if (!metric_name_valid(name))
+				fail_msg("compare shows %s, which is no metric", *m);
+			assert_int_equal(metric_family(name), f);
+		}
+}
+
+static void rows_have_one_name_and_a_meaning_each(void **state)
+{
+	char a[64], b[64];
+
+	(void)state;
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_schema *fs = &schema[f];
+
+		assert_true(fs->nrows <= 32); /* absent and terms masks are 32 bits */
+		assert_int_equal(family_by_name(fs->name), f);
+		for (int i = 0; i < fs->nrows; i++) {
+			assert_non_null(fs->rows[i].meaning);
+			assert_true(strlen(fs->rows[i].meaning) > 0);
+			assert_int_equal(schema_row_index(f, schema_row_key(&fs->rows[i], a, sizeof(a))), i);
+			for (int j = 0; j < i; j++)
+				if (!strcmp(schema_row_key(&fs->rows[i], a, sizeof(a)),
+					    schema_row_key(&fs->rows[j], b, sizeof(b))))
+					fail_msg("%s: two rows named %s", fs->name, a);
+		}
+	}
+}
+
+/* Delete obj.path (dotted) from a profile's JSON text; the new text. */
+static char *without(const char *text, const char *parent, const char *key)
+{
+	json_t *root = parse(text), *o = root;
+	char buf[128], *seg, *save = NULL, *out;
+
+	snprintf(buf, sizeof(buf), "%s", parent);
+	for (seg = strtok_r(buf, ".", &save); seg; seg = strtok_r(NULL, ".", &save))
+		o = json_object_get(o, seg);
+	assert_int_equal(json_object_del(o, key), 0);
+	out = json_dumps(root, JSON_PRESERVE_ORDER);
+	json_decref(root);
+	return out;
+}
+
+static void a_counter_missing_from_an_older_profile_is_absent_not_zero(void **state)
+{
+	struct profile p, q;
+	struct metric_list l;
+	char err[512] = "", *text, *t2, *t3, *json, *csv, *txt;
+	int eaccess = schema_row_index(FAMILY_ACCESS, "eaccess");
+	int did = schema_row_index(FAMILY_LOOKUP, "did_skip");
+	json_t *root;
+
+	(void)state;
+	full_profile(&p);
+	text = profile_to_json(&p);
+	t2 = without(text, "families.access", "eaccess");
+	t3 = without(t2, "families.lookup.per_fs." FS, "did_skip");
+	if (profile_from_json(t3, &q, err, sizeof(err)))
+		fail_msg("a profile without two counters: %s", err);
+	assert_int_equal(q.absent[FAMILY_ACCESS], 1U << eaccess);
+	assert_int_equal(q.absent[FAMILY_LOOKUP], 1U << did);
+
+	/* Not a metric, and neither is a ratio over it; the rest are there. */
+	assert_int_equal(metrics_collect(&q, &l), 0);
+	assert_null(metrics_find(&l, "access.eaccess"));
+	assert_null(metrics_find(&l, "lookup.did_skip[" FS "]"));
+	assert_null(metrics_find(&l, "lookup.did_skip_ratio"));
+	assert_non_null(metrics_find(&l, "lookup.would_skip_ratio"));
+	assert_non_null(metrics_find(&l, "access.avoidable_per_call"));
+	metrics_free(&l);
+
+	/* Reports say so: null in JSON, an empty CSV value, "-" in text. */
+	json = render(&q, REPORT_JSON);
+	root = parse(json);
+	assert_true(json_is_null(json_object_get(family_object(root, FAMILY_ACCESS), "eaccess")));
+	assert_true(json_is_null(json_object_get(family_object(root, FAMILY_LOOKUP),
+						 "did_skip_ratio")));
+	json_decref(root);
+	csv = render(&q, REPORT_CSV);
+	assert_non_null(strstr(csv, "\naccess,all,eaccess,\n"));
+	assert_non_null(strstr(csv, "\nlookup," FS ",did_skip_ratio,\n"));
+	txt = render(&q, REPORT_TEXT);
+	assert_non_null(strstr(txt, "calls with AT_EACCESS (never need an override): -\n"));
+
+	/* Written again (merge does), it stays absent. */
+	free(text);
+	text = profile_to_json(&q);
+	profile_free(&q);
+	assert_int_equal(profile_from_json(text, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.absent[FAMILY_ACCESS], 1U << eaccess);
+
+	free(json);
+	free(csv);
+	free(txt);
+	free(t2);
+	free(t3);
+	free(text);
+	profile_free(&q);
+	profile_free(&p);
+}
+
+static void the_0x80_count_of_older_profiles_is_read_under_its_old_name(void **state)
+{
+	struct profile p, q;
+	char err[512] = "", *text, *old;
+	char *at;
+
+	(void)state;
+	full_profile(&p);
+	p.fs[0].s.may_exec_opt_in = 4242;
+	text = profile_to_json(&p);
+	at = strstr(text, "\"may_exec_opt_in\"");
+	assert_non_null(at);
+	assert_true(asprintf(&old, "%.*s\"flag_v2\"%s", (int)(at - text), text,
+			     at + strlen("\"may_exec_opt_in\"")) > 0);
+	assert_int_equal(profile_from_json(old, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.absent[FAMILY_LOOKUP], 0);
+	assert_int_equal(q.fs[0].s.may_exec_opt_in, 4242);
+	free(old);
+	free(text);
+	profile_free(&q);
+	profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_row_is_in_the_profile_and_reads_back_the_same),
+		cmocka_unit_test(every_row_is_in_the_report_json_and_csv),
+		cmocka_unit_test(every_row_but_errno_counts_is_a_metric),
+		cmocka_unit_test(compare_shows_only_metrics_that_exist),
+		cmocka_unit_test(rows_have_one_name_and_a_meaning_each),
+		cmocka_unit_test(a_counter_missing_from_an_older_profile_is_absent_not_zero),
+		cmocka_unit_test(the_0x80_count_of_older_profiles_is_read_under_its_old_name),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
