@@ -156,6 +156,31 @@ const struct metric *metrics_find(const struct metric_list *l, const char *name)
 	return NULL;
 }
 
+bool metric_absent(const struct profile *p, const char *name)
+{
+	int f = metric_family(name), row = -1;
+	const char *rest;
+	char key[64];
+	size_t len;
+
+	if (f < 0 || p->fam[f].status != FAMILY_OK)
+		return false;
+	rest = name + strlen(family_name(f)) + 1;
+	len = strcspn(rest, ".[");
+	if (len >= sizeof(key))
+		return false;
+	memcpy(key, rest, len);
+	key[len] = 0;
+	if (!strcmp(key, "latency")) { /* FAMILY.latency.*: the SUM row whose latency is "" */
+		for (int i = 0; i < schema[f].nrows; i++)
+			if (schema[f].rows[i].latency && !*schema[f].rows[i].latency)
+				row = i;
+	} else {
+		row = schema_row_index(f, key);
+	}
+	return row >= 0 && schema_row_absent(&schema[f], row, p->absent[f]);
+}
+
 int metric_family(const char *name)
 {
 	char fam[16];

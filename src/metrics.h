@@ -20,6 +20,12 @@ int metrics_collect(const struct profile *p, struct metric_list *out);
 void metrics_free(struct metric_list *l);
 const struct metric *metrics_find(const struct metric_list *l, const char *name);
 
+/*
+ * Does `p` lack the counter behind metric `name` because it was written
+ * before that counter existed (docs/profile-format.md, "Compatibility")?
+ */
+bool metric_absent(const struct profile *p, const char *name);
+
 /* The family a metric name belongs to (its first component), or -1. */
 int metric_family(const char *name);
 

@@ -345,6 +345,12 @@ static void a_counter_missing_from_an_older_profile_is_absent_not_zero(void **st
 	assert_non_null(metrics_find(&l, "lookup.would_skip_ratio"));
 	assert_non_null(metrics_find(&l, "access.avoidable_per_call"));
 	metrics_free(&l);
+	/* ...and gate can tell "predates the counter" from "no such metric". */
+	assert_true(metric_absent(&q, "access.eaccess"));
+	assert_true(metric_absent(&q, "lookup.did_skip_ratio[" FS "]"));
+	assert_false(metric_absent(&q, "access.fast"));
+	assert_false(metric_absent(&q, "access.latency.p50"));
+	assert_false(metric_absent(&p, "access.eaccess"));
 
 	/* Reports say so: null in JSON, an empty CSV value, "-" in text. */
 	json = render(&q, REPORT_JSON);
