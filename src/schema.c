@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BIT(i) (1U << (i))
@@ -196,6 +197,30 @@ int schema_row_index(enum family_id f, const char *name)
 		if (!strcmp(schema_row_key(&schema[f].rows[i], buf, sizeof(buf)), name))
 			return i;
 	return -1;
+}
+
+char *schema_describe(void)
+{
+	char *buf = NULL, key[64];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		fprintf(out, "%s%s%s:\n", f ? "\n" : "", schema[f].title,
+			schema[f].per_fs ? " (each per filesystem)" : "");
+		for (int i = 0; i < schema[f].nrows; i++)
+			if (schema[f].rows[i].kind != ROW_ERRNOS)
+				fprintf(out, "  %-22s %s\n",
+					schema_row_key(&schema[f].rows[i], key, sizeof(key)),
+					schema[f].rows[i].meaning);
+	}
+	if (fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 /* ---- values --------------------------------------------------------------- */

@@ -93,6 +93,9 @@ const char *family_status_name(enum family_status s);
 int family_status_by_name(const char *name);
 const char *family_status_text(enum family_status s);
 
+/* "TITLE:\n  key  meaning\n..." for every family: what --help lists. malloc'ed. */
+char *schema_describe(void);
+
 /* The row called `name` (group_name for a grouped COUNT), or -1. */
 int schema_row_index(enum family_id f, const char *name);
 /* "ineligible_mode" for a grouped row, else the name: metric and CSV key. */
