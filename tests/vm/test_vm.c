@@ -5,9 +5,10 @@
  * build/vm/run/NAME/results, or $PERMSCOPE_VM_RESULTS/NAME/results).
  * Counts are exact: the workloads are static binaries making a known number
  * of calls, each recorded alone and filtered to its own processes.
- *
- * Ends by printing the per-kernel table that docs/kernels.md records.
  * Without results (no qemu here), every test says so and is skipped.
+ *
+ * `test_vm --kernel-table` prints, from the same results, the per-kernel
+ * table that docs/kernels.md records; it is not a test (it asserts nothing).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -73,13 +74,21 @@ static __u64 sum(const __u64 *v, int n)
 	return s;
 }
 
-static const struct fs_result *fs_of(const struct profile *p, const char *fs)
+static const struct fs_result *find_fs(const struct profile *p, const char *fs)
 {
 	for (size_t i = 0; i < p->nfs; i++)
 		if (!strcmp(p->fs[i].name, fs))
 			return &p->fs[i];
-	fail_msg("no %s in the lookup profile", fs);
 	return NULL;
+}
+
+static const struct fs_result *fs_of(const struct profile *p, const char *fs)
+{
+	const struct fs_result *r = find_fs(p, fs);
+
+	if (!r)
+		fail_msg("no %s in the lookup profile", fs);
+	return r;
 }
 
 /* Each mode attached as asked, and the counts are exact in every mode. */
@@ -460,55 +469,14 @@ static void gate_default_rules_on_whole_kernels(void **state)
 	assert_contains(out_text, "PASS  lookup.violations  ");
 }
 
-/* The table of docs/kernels.md, from what was just asserted. */
-static void print_the_kernel_table(void **state)
+static const char *results_base(void)
 {
-	static const char *const yes_no[] = { "no", "yes" };
-	bool any = false;
-
-	(void)state;
-	for (int k = 0; k < KERNELS; k++)
-		any |= have[k];
-	if (!any) {
-		print_message("skipped: no VM results to tabulate\n");
-		skip();
-	}
-	print_message("| kernel | access: creds / default call | exec: ENOENT before mm | "
-		      "lookup: tmpfs did skip | cred usage shares uid's line |\n"
-		      "| --- | --- | --- | --- | --- |\n");
-	for (int k = 0; k < KERNELS; k++) {
-		struct profile a, e, l;
-		json_t *c, *layout;
-		const struct fs_result *t;
-
-		if (!have[k])
-			continue;
-		load(k, "access-default-fentry", &a);
-		load(k, "exec-missing-fentry", &e);
-		load(k, "lookup-tmpfs-base", &l);
-		c = load_json(k, "check.json");
-		layout = json_object_get(c, "cred_layout");
-		t = fs_of(&l, "tmpfs");
-		print_message("| %s %s | %.3f | %llu of %llu | %.1f%% | %s |\n", kernels[k],
-			      a.kernel_release,
-			      (double)(a.access.calls[ACCESS_AVOIDABLE] + a.access.calls[ACCESS_NEEDED]) /
-			      sum(a.access.calls, ACCESS_OUTCOMES),
-			      (unsigned long long)e.exec.calls[EXEC_ENOENT_EARLY],
-			      (unsigned long long)(e.exec.calls[EXEC_ENOENT_EARLY] +
-						   e.exec.calls[EXEC_ENOENT_LATE]),
-			      100.0 * t->s.did_skip / t->s.checks,
-			      yes_no[json_is_true(json_object_get(layout, "usage_shares_line_with_uid"))]);
-		json_decref(c);
-		profile_free(&a);
-		profile_free(&e);
-		profile_free(&l);
-	}
+	return getenv("PERMSCOPE_VM_RESULTS") ? getenv("PERMSCOPE_VM_RESULTS") : "build/vm/run";
 }
 
 static int setup(void **state)
 {
-	const char *base = getenv("PERMSCOPE_VM_RESULTS") ? getenv("PERMSCOPE_VM_RESULTS")
-							   : "build/vm/run";
+	const char *base = results_base();
 	struct stat st;
 	bool found = false;
 
@@ -539,7 +507,89 @@ static int setup(void **state)
 	return 0;
 }
 
-int main(void)
+/* ---- test_vm --kernel-table: not a test -------------------------------- */
+
+/* NUM / DEN times SCALE in FMT, or "-" when there is nothing to divide by. */
+static const char *ratio_cell(char *buf, size_t size, const char *fmt, double scale, __u64 num,
+			      __u64 den)
+{
+	if (!den)
+		return "-";
+	snprintf(buf, size, fmt, scale * num / den);
+	return buf;
+}
+
+/* load() for the table: says what is wrong instead of failing a test. */
+static bool table_load(int k, const char *name, struct profile *p)
+{
+	char path[700], err[512];
+
+	snprintf(path, sizeof(path), "%s/%s.json", results[k], name);
+	if (!profile_read(path, p, err, sizeof(err)))
+		return true;
+	fprintf(stderr, "Error: %s: %s\n", path, err);
+	return false;
+}
+
+/* The table of docs/kernels.md, one row a kernel with results. */
+static int print_kernel_table(void)
+{
+	bool any = false;
+
+	setup(NULL);
+	for (int k = 0; k < KERNELS; k++)
+		any |= have[k];
+	if (!any) {
+		fprintf(stderr, "Error: no VM results in %s (run 'make vmtest', or set "
+			"PERMSCOPE_VM_RESULTS)\n", results_base());
+		return 1;
+	}
+	printf("| kernel | access: creds / default call | exec: ENOENT before mm | "
+	       "lookup: tmpfs did skip | cred usage shares uid's line |\n"
+	       "| --- | --- | --- | --- | --- |\n");
+	for (int k = 0; k < KERNELS; k++) {
+		struct profile a, e, l;
+		char creds[32], skip[32], path[700];
+		const struct fs_result *t;
+		json_t *c, *shares;
+		json_error_t je;
+
+		if (!have[k])
+			continue;
+		if (!table_load(k, "access-default-fentry", &a))
+			return 1;
+		if (!table_load(k, "exec-missing-fentry", &e))
+			return 1;
+		if (!table_load(k, "lookup-tmpfs-base", &l))
+			return 1;
+		snprintf(path, sizeof(path), "%s/check.json", results[k]);
+		c = json_load_file(path, 0, &je);
+		if (!c) {
+			fprintf(stderr, "Error: %s: %s\n", path, je.text);
+			return 1;
+		}
+		shares = json_object_get(json_object_get(c, "cred_layout"),
+					 "usage_shares_line_with_uid");
+		t = find_fs(&l, "tmpfs");
+		printf("| %s %s | %s | %llu of %llu | %s | %s |\n", kernels[k], a.kernel_release,
+		       ratio_cell(creds, sizeof(creds), "%.3f", 1.0,
+				  a.access.calls[ACCESS_AVOIDABLE] + a.access.calls[ACCESS_NEEDED],
+				  sum(a.access.calls, ACCESS_OUTCOMES)),
+		       (unsigned long long)e.exec.calls[EXEC_ENOENT_EARLY],
+		       (unsigned long long)(e.exec.calls[EXEC_ENOENT_EARLY] +
+					    e.exec.calls[EXEC_ENOENT_LATE]),
+		       t ? ratio_cell(skip, sizeof(skip), "%.1f%%", 100.0, t->s.did_skip, t->s.checks)
+			 : "-",
+		       json_is_boolean(shares) ? (json_is_true(shares) ? "yes" : "no") : "-");
+		json_decref(c);
+		profile_free(&a);
+		profile_free(&e);
+		profile_free(&l);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_family_attaches_with_fentry_on_every_kernel),
@@ -556,8 +606,13 @@ int main(void)
 		cmocka_unit_test(gate_fails_bookworm_against_sid_naming_the_lost_fast_paths),
 		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
 		cmocka_unit_test(gate_default_rules_on_whole_kernels),
-		cmocka_unit_test(print_the_kernel_table),
 	};
 
+	if (argc == 2 && !strcmp(argv[1], "--kernel-table"))
+		return print_kernel_table();
+	if (argc > 1) {
+		fprintf(stderr, "Usage: %s [--kernel-table]\n", argv[0]);
+		return 2;
+	}
 	return cmocka_run_group_tests_name("vm", tests, setup, NULL);
 }
