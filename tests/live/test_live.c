@@ -2,13 +2,14 @@
 /*
  * Live tests: record workloads whose syscall counts are known exactly
  * (tests/live/workload.c) with the real permscope binary on this kernel, and
- * check the counts in the profile.  Every recording is filtered to the
- * workload's own processes, so machine noise cannot fake a pass.
+ * check the counts in the profile.  Every recording whose counts are checked
+ * is filtered to the processes it is about (the workload's, --pid, --comm),
+ * so machine noise cannot fake a pass.
  *
  * Needs root and BPF.  Where the kernel cannot run a test, the test prints
  * why and is skipped, never passed.  Expectations are those of a kernel that
  * carries the faccessat and execve changes (our CI machines); the VM suite
- * (issue 3) covers stock kernels.
+ * (tests/vm, docs/vm.md) covers stock kernels and the fentry and kprobe modes.
  */
 #include <errno.h>
 #include <fcntl.h>
