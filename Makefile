@@ -119,14 +119,14 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 $(OUT)/%.o: src/%.c $(wildcard src/*.h) $(BPF_HDRS) $(SKELS) | $(OUT)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) $(wildcard tests/unit/*.h) | $(OUT)/tests
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) tests/testutil.h | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_live: tests/live/test_live.c $(LIB_OBJS) | $(OUT)/tests
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+$(OUT)/tests/test_live: tests/live/test_live.c $(LIB_OBJS) tests/testutil.h | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+$(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) tests/testutil.h | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(OUT)/tests/workload: tests/live/workload.c | $(OUT)/tests
 	$(CC) $(CFLAGS) -o $@ $<

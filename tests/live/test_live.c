@@ -2,91 +2,55 @@
 /*
  * Live tests: record workloads whose syscall counts are known exactly
  * (tests/live/workload.c) with the real permscope binary on this kernel, and
- * check the counts in the profile.  Every recording is filtered to the
- * workload's own processes, so machine noise cannot fake a pass.
+ * check the counts in the profile.  Every recording whose counts are checked
+ * is filtered to the processes it is about (the workload's, --pid, --comm),
+ * so machine noise cannot fake a pass.
  *
  * Needs root and BPF.  Where the kernel cannot run a test, the test prints
  * why and is skipped, never passed.  Expectations are those of a kernel that
  * carries the faccessat and execve changes (our CI machines); the VM suite
- * (issue 3) covers stock kernels.
+ * (tests/vm, docs/vm.md) covers stock kernels and the fentry and kprobe modes.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <linux/types.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
+
+#include "testutil.h"
 
 #include "profile.h"
 
-extern char **environ;
-
-static const char *permscope_bin, *workload_bin;
-static char tmpdir[] = "/tmp/permscope-live.XXXXXX";
+static const char *workload_bin;
 static char skip_all[512]; /* why no live test can run here, or "" */
 
-/* Run argv (no shell), output to files in tmpdir; returns the exit status or -1. */
-static int run(char *const argv[], const char *tag)
+/* TEXT, each line indented under the test's output. */
+static void show_text(const char *text)
 {
-	posix_spawn_file_actions_t fa;
-	char out[600], err[600];
-	int status;
-	pid_t pid;
-
-	snprintf(out, sizeof(out), "%s/%s.stdout", tmpdir, tag);
-	snprintf(err, sizeof(err), "%s/%s.stderr", tmpdir, tag);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -1;
+	for (const char *l = text, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (!nl) {
+			print_message("  | %s\n", l);
+			break;
+		}
+		print_message("  | %.*s\n", (int)(nl - l), l);
 	}
-	posix_spawn_file_actions_destroy(&fa);
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static void show_stderr(const char *tag)
+/* Whether the file PATH (a background recording's stderr) holds WHAT yet. */
+static bool file_says(const char *path, const char *what)
 {
-	char path[600], line[512];
-	FILE *f;
+	char *text = slurp(path, NULL);
+	bool found = text && strstr(text, what);
 
-	snprintf(path, sizeof(path), "%s/%s.stderr", tmpdir, tag);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		print_message("  | %s", line);
-	fclose(f);
-}
-
-static bool stderr_says(const char *tag, const char *what)
-{
-	char path[600], line[512];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s.stderr", tmpdir, tag);
-	f = fopen(path, "r");
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
+	free(text);
 	return found;
 }
 
@@ -101,7 +65,7 @@ static void record_workload(const char *tag, const char *families, struct profil
 	va_list ap;
 
 	snprintf(out, sizeof(out), "%s/%s.json", tmpdir, tag);
-	argv[n++] = (char *)permscope_bin;
+	argv[n++] = (char *)permscope_bin();
 	argv[n++] = "record";
 	argv[n++] = "-q";
 	argv[n++] = "--families";
@@ -116,11 +80,11 @@ static void record_workload(const char *tag, const char *families, struct profil
 	va_end(ap);
 	argv[n] = NULL;
 
-	status = run(argv, tag);
+	status = run_capture(argv);
 	if (status != 0) {
 		print_message("permscope record exited with %d:\n", status);
-		show_stderr(tag);
-		if (status == 1 && stderr_says(tag, "no probe family could attach")) {
+		show_text(err_text);
+		if (status == 1 && strstr(err_text, "no probe family could attach")) {
 			print_message("skipped: the %s family cannot attach on this kernel\n",
 				      families);
 			skip();
@@ -293,7 +257,7 @@ static void recording_a_command_counts_only_its_processes(void **state)
 /* SIGTERM ends a recording early and the profile is still written whole. */
 static void sigterm_stops_a_recording_and_keeps_the_profile(void **state)
 {
-	char out[600], err[512], *argv[] = { (char *)permscope_bin, "record", "-q", "-d", "60",
+	char out[600], err[512], *argv[] = { (char *)permscope_bin(), "record", "-q", "-d", "60",
 					      "--families", "access,exec", "-o", out, NULL };
 	struct timespec start, now;
 	struct profile p;
@@ -304,7 +268,7 @@ static void sigterm_stops_a_recording_and_keeps_the_profile(void **state)
 	(void)state;
 	SKIP_UNLESS_LIVE();
 	snprintf(out, sizeof(out), "%s/sigterm.json", tmpdir);
-	assert_int_equal(posix_spawn(&pid, permscope_bin, NULL, NULL, argv, environ), 0);
+	pid = spawn_to(argv, NULL, NULL);
 	sleep(2); /* attached by then; the test is about what SIGTERM does */
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	kill(pid, SIGTERM);
@@ -366,23 +330,20 @@ static void caller_run(struct caller *c)
 /* Start `permscope record ARGS` in the background; return once it is attached. */
 static pid_t start_recording(const char *tag, char **argv)
 {
-	posix_spawn_file_actions_t fa;
-	char err[600];
+	char err[600], *text;
 	pid_t pid;
 
 	snprintf(err, sizeof(err), "%s/%s.stderr", tmpdir, tag);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_int_equal(posix_spawn(&pid, permscope_bin, &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
+	pid = spawn_to(argv, "/dev/null", err);
 	/* It says "Recording (...)" on stderr once every family is attached. */
-	for (int i = 0; i < 200 && !stderr_says(tag, "Recording ("); i++)
+	for (int i = 0; i < 200 && !file_says(err, "Recording ("); i++)
 		usleep(50000);
-	if (!stderr_says(tag, "Recording (")) {
+	if (!file_says(err, "Recording (")) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		show_stderr(tag);
+		text = slurp(err, NULL);
+		show_text(text ? text : "");
+		free(text);
 		fail_msg("permscope record did not start within 10 s");
 	}
 	return pid;
@@ -411,7 +372,7 @@ static void pid_filter_counts_exactly_that_process(void **state)
 
 	(void)state;
 	SKIP_UNLESS_LIVE();
-	argv[0] = (char *)permscope_bin;
+	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/pid.json", tmpdir);
 	target = access_caller("ps-target", 300);
 	noise = access_caller("ps-noise", 3000);
@@ -438,7 +399,7 @@ static void comm_filter_counts_exactly_tasks_of_that_name(void **state)
 
 	(void)state;
 	SKIP_UNLESS_LIVE();
-	argv[0] = (char *)permscope_bin;
+	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/comm.json", tmpdir);
 	a = access_caller("ps-wanted", 200);
 	b = access_caller("ps-wanted", 50);
@@ -467,7 +428,7 @@ static void command_killed_by_a_signal_is_told_apart(void **state)
 	workload_bin = getenv("PERMSCOPE_WORKLOAD") ? getenv("PERMSCOPE_WORKLOAD")
 						    : "build/tests/workload";
 	assert_int_equal(p.exit_status, 128 + SIGKILL);
-	assert_true(stderr_says("killed", "killed by signal 9"));
+	assert_contains(err_text, "killed by signal 9");
 	profile_free(&p);
 }
 
@@ -481,16 +442,16 @@ static void duration_stops_a_longer_command(void **state)
 
 	(void)state;
 	SKIP_UNLESS_LIVE();
-	argv[0] = (char *)permscope_bin;
+	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/duration.json", tmpdir);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	assert_int_equal(run(argv, "duration"), 0);
+	assert_int_equal(run_capture(argv), 0);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	assert_true(end.tv_sec - start.tv_sec < 10); /* SIGTERM ended sleep, not its 30 s */
 	if (profile_read(out, &p, err, sizeof(err)))
 		fail_msg("%s: %s", out, err);
 	assert_int_equal(p.exit_status, -1);
-	assert_true(stderr_says("duration", "the recording ended before the command did"));
+	assert_contains(err_text, "the recording ended before the command did");
 	profile_free(&p);
 }
 
@@ -529,14 +490,14 @@ static void lookup_counts_directory_checks_on_tmpfs(void **state)
 /* Wherever lookup cannot attach, every mode it tried says why. */
 static void unavailable_families_explain_every_mode(void **state)
 {
-	char out[600], err[512], *argv[] = { (char *)permscope_bin, "record", "-q", "-d", "0.2",
+	char out[600], err[512], *argv[] = { (char *)permscope_bin(), "record", "-q", "-d", "0.2",
 					      "-o", out, NULL };
 	struct profile p;
 
 	(void)state;
 	SKIP_UNLESS_LIVE();
 	snprintf(out, sizeof(out), "%s/all.json", tmpdir);
-	assert_int_equal(run(argv, "all"), 0);
+	assert_int_equal(run_capture(argv), 0);
 	if (profile_read(out, &p, err, sizeof(err)))
 		fail_msg("%s: %s", out, err);
 	for (int f = 0; f < FAMILY_COUNT; f++) {
@@ -562,46 +523,30 @@ static int probe_environment(void **state)
 {
 	char out[600], *argv[] = { NULL, "record", "-q", "-d", "0.1",
 				   "--families", "access,exec", "-o", out, NULL };
-	char path[600], line[256];
-	FILE *f;
 
 	(void)state;
-	permscope_bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
 	workload_bin = getenv("PERMSCOPE_WORKLOAD") ? getenv("PERMSCOPE_WORKLOAD")
 						    : "build/tests/workload";
-	argv[0] = (char *)permscope_bin;
-	if (!mkdtemp(tmpdir))
+	argv[0] = (char *)permscope_bin();
+	if (tmpdir_setup(state))
 		return -1;
 	if (geteuid() != 0) {
 		snprintf(skip_all, sizeof(skip_all), "not root: BPF needs CAP_BPF and CAP_PERFMON");
 		return 0;
 	}
-	if (access(permscope_bin, X_OK) || access(workload_bin, X_OK)) {
-		snprintf(skip_all, sizeof(skip_all), "%s or %s not built", permscope_bin, workload_bin);
+	if (access(permscope_bin(), X_OK) || access(workload_bin, X_OK)) {
+		snprintf(skip_all, sizeof(skip_all), "%s or %s not built", permscope_bin(),
+			 workload_bin);
 		return 0;
 	}
 	snprintf(out, sizeof(out), "%s/probe.json", tmpdir);
-	if (run(argv, "probe") != 0) {
-		snprintf(path, sizeof(path), "%s/probe.stderr", tmpdir);
+	if (run_capture(argv) != 0) {
 		snprintf(skip_all, sizeof(skip_all), "no probe family attaches on this kernel");
-		f = fopen(path, "r");
-		if (f && fgets(line, sizeof(line), f))
-			snprintf(skip_all, sizeof(skip_all), "%.*s", (int)strcspn(line, "\n"), line);
-		if (f)
-			fclose(f);
+		if (err_text[0]) /* its first line says why */
+			snprintf(skip_all, sizeof(skip_all), "%.*s", (int)strcspn(err_text, "\n"),
+				 err_text);
 	}
 	return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int cleanup(void **state)
@@ -611,7 +556,7 @@ static int cleanup(void **state)
 	(void)state;
 	snprintf(shm, sizeof(shm), "/dev/shm/permscope-live-%d", getpid());
 	remove_tree(shm);
-	remove_tree(tmpdir);
+	tmpdir_teardown(state);
 	return 0;
 }
 

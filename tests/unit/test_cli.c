@@ -4,46 +4,20 @@
  * bad usage and bad input give "Error: ..." and exit status 2, output files
  * are written whole.  Runs ./permscope (or $PERMSCOPE_BIN) without a shell.
  */
-#include <fcntl.h>
 #include <linux/types.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
-#define PERMSCOPE_TMPDIR "/tmp/permscope-cli.XXXXXX"
-#include "run.h"
+#include "testutil.h"
 
 #include "profile.h"
 
-
-
-
-#define assert_contains(hay, needle) do {                                     \
-	if (!strstr((hay), (needle)))                                         \
-		fail_msg("expected \"%s\" in:\n%s", (needle), (hay));          \
-} while (0)
-
-static void write_file(const char *name, const char *text, char *path, size_t size)
+/* A small valid profile written through the real writer; its path. */
+static const char *write_profile(void)
 {
-	FILE *f;
-
-	snprintf(path, size, "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* A small valid profile written through the real writer. */
-static void write_profile(char *path, size_t size)
-{
+	const char *path = tmp_path("good.json");
 	struct profile p;
 
 	profile_init(&p);
@@ -63,9 +37,9 @@ static void write_profile(char *path, size_t size)
 	p.fam[FAMILY_LOOKUP].attempts[0].mode = MODE_FENTRY;
 	p.fam[FAMILY_LOOKUP].attempts[0].err = 1;
 	strcpy(p.fam[FAMILY_LOOKUP].attempts[0].why, "load: EPERM; refused here");
-	snprintf(path, size, "%s/good.json", tmpdir);
 	assert_int_equal(profile_write(&p, path), 0);
 	profile_free(&p);
+	return path;
 }
 
 static void version_and_help_succeed(void **state)
@@ -122,28 +96,28 @@ static void recording_a_process_that_does_not_exist_is_bad_input(void **state)
 
 static void unreadable_or_malformed_profiles_exit_2(void **state)
 {
-	char path[600];
+	const char *path;
 
 	(void)state;
 	assert_int_equal(permscope("report", "/nonexistent/p.json", NULL), 2);
 	assert_contains(err_text, "Error: /nonexistent/p.json: cannot open:");
-	write_file("trunc.json", "{\"format\": \"permscope-profile/1\", \"host\": {", path, sizeof(path));
+	path = write_tmp_file("trunc.json", "{\"format\": \"permscope-profile/1\", \"host\": {");
 	assert_int_equal(permscope("report", path, NULL), 2);
 	assert_contains(err_text, "not valid JSON");
-	write_file("v2.json", "{\"format\": \"permscope-profile/2\"}", path, sizeof(path));
+	path = write_tmp_file("v2.json", "{\"format\": \"permscope-profile/2\"}");
 	assert_int_equal(permscope("report", path, NULL), 2);
 	assert_contains(err_text, "unsupported format \"permscope-profile/2\"");
-	write_file("other.json", "[1, 2, 3]", path, sizeof(path));
+	path = write_tmp_file("other.json", "[1, 2, 3]");
 	assert_int_equal(permscope("report", path, NULL), 2);
 	assert_contains(err_text, "expected a JSON object at the top");
 }
 
 static void report_rejects_options_that_do_not_fit(void **state)
 {
-	char path[600];
+	const char *path;
 
 	(void)state;
-	write_profile(path, sizeof(path));
+	path = write_profile();
 	assert_int_equal(permscope("report", path, "--format", "yaml", NULL), 2);
 	assert_contains(err_text, "unknown format 'yaml'");
 	assert_int_equal(permscope("report", path, "-d", "3", NULL), 2);
@@ -154,10 +128,10 @@ static void report_rejects_options_that_do_not_fit(void **state)
 
 static void report_of_a_saved_profile_in_each_format(void **state)
 {
-	char path[600];
+	const char *path;
 
 	(void)state;
-	write_profile(path, sizeof(path));
+	path = write_profile();
 	assert_int_equal(permscope("report", path, NULL), 0);
 	assert_contains(out_text, "permscope report: kernel 6.18.0-test on testhost");
 	assert_contains(out_text, "fast                 1000  100.0%");
@@ -174,55 +148,34 @@ static void report_of_a_saved_profile_in_each_format(void **state)
 
 static void report_output_file_is_written_whole_and_stdout_stays_empty(void **state)
 {
-	char path[600], out[700], text[65536];
+	const char *path, *out = tmp_path("report.csv");
+	char *text;
 
 	(void)state;
-	write_profile(path, sizeof(path));
-	snprintf(out, sizeof(out), "%s/report.csv", tmpdir);
+	path = write_profile();
 	assert_int_equal(permscope("report", path, "--format", "csv", "-o", out, NULL), 0);
 	assert_string_equal(out_text, "");
-	slurp(out, text, sizeof(text));
+	text = slurp(out, NULL);
+	assert_non_null(text);
 	assert_contains(text, "access,fast,calls,1000\n");
+	free(text);
 	assert_int_equal(permscope("report", path, "-o", "/nonexistent-dir/r.txt", NULL), 1);
 	assert_contains(err_text, "Error: cannot write /nonexistent-dir/r.txt");
 }
 
 static void a_command_that_cannot_run_is_bad_input(void **state)
 {
-	char out[600];
+	const char *out = tmp_path("never.json");
 
 	(void)state;
 	if (geteuid() != 0) {
 		print_message("skipped: not root, the probes must attach before the command runs\n");
 		skip();
 	}
-	snprintf(out, sizeof(out), "%s/never.json", tmpdir);
 	assert_int_equal(permscope("record", "-q", "--families", "access", "-o", out, "--",
 				   "/nonexistent/command", NULL), 2);
 	assert_contains(err_text, "Error: cannot run '/nonexistent/command'");
 	assert_int_equal(access(out, F_OK), -1);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char path[700];
-	static const char *const files[] = {
-		"stdout", "stderr", "trunc.json", "v2.json", "other.json", "good.json", "report.csv",
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, files[i]);
-		unlink(path);
-	}
-	return rmdir(tmpdir);
 }
 
 int main(void)
@@ -239,5 +192,5 @@ int main(void)
 		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
 	};
 
-	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
+	return cmocka_run_group_tests_name("cli", tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -8,21 +8,14 @@
  */
 #include <jansson.h>
 #include <linux/types.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+
+#include "testutil.h"
 
 #include "compare.h"
 #include "metrics.h"
-
-static const char *data_dir(void)
-{
-	return getenv("PERMSCOPE_TESTDATA") ? getenv("PERMSCOPE_TESTDATA") : "tests/unit/data";
-}
 
 struct pair {
 	struct profile base, cur;
@@ -33,10 +26,10 @@ static void load_pair(struct pair *p, const char *what)
 {
 	char path[600], err[512];
 
-	snprintf(path, sizeof(path), "%s/compare-%s-base.json", data_dir(), what);
+	snprintf(path, sizeof(path), "%s/compare-%s-base.json", testdata_dir(), what);
 	if (profile_read(path, &p->base, err, sizeof(err)))
 		fail_msg("%s: %s", path, err);
-	snprintf(path, sizeof(path), "%s/compare-%s-new.json", data_dir(), what);
+	snprintf(path, sizeof(path), "%s/compare-%s-new.json", testdata_dir(), what);
 	if (profile_read(path, &p->cur, err, sizeof(err)))
 		fail_msg("%s: %s", path, err);
 	memset(&p->c, 0, sizeof(p->c));
@@ -72,40 +65,6 @@ static char *render(struct pair *p, enum kind k)
 	return buf;
 }
 
-static void golden(const char *text, const char *name)
-{
-	char path[600], *want;
-	size_t len;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/../golden/%s", data_dir(), name);
-	if (getenv("PERMSCOPE_UPDATE_GOLDEN")) {
-		f = fopen(path, "w");
-		assert_non_null(f);
-		fputs(text, f);
-		fclose(f);
-		return;
-	}
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("%s missing (PERMSCOPE_UPDATE_GOLDEN=1 writes it)", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	want = calloc(1, len + 1);
-	assert_int_equal(fread(want, 1, len, f), len);
-	fclose(f);
-	if (strcmp(want, text)) {
-		f = fopen("/tmp/permscope-compare.out", "w");
-		if (f) {
-			fputs(text, f);
-			fclose(f);
-		}
-		fail_msg("differs from %s: diff -u %s /tmp/permscope-compare.out", path, path);
-	}
-	free(want);
-}
-
 static const struct compare_row *row(const struct pair *p, const char *name)
 {
 	for (size_t i = 0; i < p->c.nrows; i++)
@@ -123,7 +82,7 @@ static void access_text_matches_golden(void **state)
 	(void)state;
 	load_pair(&p, "access");
 	t = render(&p, TEXT);
-	golden(t, "compare-access.txt");
+	assert_golden("compare-access.txt", t, strlen(t));
 	free(t);
 	free_pair(&p);
 }
@@ -136,7 +95,7 @@ static void access_json_matches_golden(void **state)
 	(void)state;
 	load_pair(&p, "access");
 	t = render(&p, JSON);
-	golden(t, "compare-access.json");
+	assert_golden("compare-access.json", t, strlen(t));
 	free(t);
 	free_pair(&p);
 }
@@ -149,7 +108,7 @@ static void lookup_text_matches_golden(void **state)
 	(void)state;
 	load_pair(&p, "lookup");
 	t = render(&p, TEXT);
-	golden(t, "compare-lookup.txt");
+	assert_golden("compare-lookup.txt", t, strlen(t));
 	free(t);
 	free_pair(&p);
 }
@@ -223,18 +182,18 @@ static void html_is_self_contained_with_charts(void **state)
 	(void)state;
 	load_pair(&p, "lookup");
 	t = render(&p, HTML);
-	assert_non_null(strstr(t, "<!DOCTYPE html>"));
-	assert_non_null(strstr(t, "<h2>Lookup: did skip and would skip"));
-	assert_non_null(strstr(t, "<svg"));
-	assert_null(strstr(t, "<script"));
-	assert_null(strstr(t, "http://"));
-	assert_null(strstr(t, "https://"));
+	assert_contains(t, "<!DOCTYPE html>");
+	assert_contains(t, "<h2>Lookup: did skip and would skip");
+	assert_contains(t, "<svg");
+	assert_not_contains(t, "<script");
+	assert_not_contains(t, "http://");
+	assert_not_contains(t, "https://");
 	free(t);
 	free_pair(&p);
 	load_pair(&p, "access");
 	t = render(&p, HTML);
-	assert_non_null(strstr(t, "<h2>Access outcomes</h2>"));
-	assert_non_null(strstr(t, "<h2>Latency histograms</h2>"));
+	assert_contains(t, "<h2>Access outcomes</h2>");
+	assert_contains(t, "<h2>Latency histograms</h2>");
 	free(t);
 	free_pair(&p);
 }

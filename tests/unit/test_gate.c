@@ -6,58 +6,19 @@
  * JSON and JUnit output (docs/gate-rules.md).  Runs ./permscope (or
  * $PERMSCOPE_BIN) without a shell, on profiles written with profile_write.
  */
-#define _XOPEN_SOURCE 700
-#include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <linux/types.h>
 #include <math.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
-#define PERMSCOPE_TMPDIR "/tmp/permscope-gate.XXXXXX"
-#include "run.h"
+#include "testutil.h"
 
 #include "metrics.h"
 #include "profile.h"
 #include "rules.h"
-
-
-
-#define assert_contains(hay, needle) do {                                     \
-	if (!strstr((hay), (needle)))                                         \
-		fail_msg("expected \"%s\" in:\n%s", (needle), (hay));          \
-} while (0)
-
-
-static const char *tmp_path(const char *name)
-{
-	static char paths[16][600];
-	static int next;
-	char *p = paths[next++ % 16];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", tmpdir, name);
-	return p;
-}
-
-static const char *write_text(const char *name, const char *text)
-{
-	const char *path = tmp_path(name);
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
 
 /* ---- hand-built profiles ------------------------------------------------ */
 
@@ -472,8 +433,8 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 		char err[1024];
 
 		assert_int_equal(rule_evaluate(&r, &a, &b, &res, err, sizeof(err)), -1);
-		assert_non_null(strstr(err, "unknown metric 'exec.enoent_erly_share'; "
-					    "nearest: exec.enoent_early_share"));
+		assert_contains(err, "unknown metric 'exec.enoent_erly_share'; "
+				     "nearest: exec.enoent_early_share");
 		rules_free(&rs);
 	}
 
@@ -620,7 +581,7 @@ static void gate_exit_statuses_and_text_output(void **state)
 
 	(void)state;
 	write_profiles();
-	rules = write_text("ok.rules", "access.avoidable_per_call <= 0.01\naccess.unsafe == 0\n");
+	rules = write_tmp_file("ok.rules", "access.avoidable_per_call <= 0.01\naccess.unsafe == 0\n");
 	assert_int_equal(permscope("gate", "--baseline", stock, "--current", fast, "--rules", rules,
 				   NULL), 0);
 	assert_string_equal(out_text,
@@ -667,10 +628,10 @@ static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
 
 	(void)state;
 	write_profiles();
-	rules = write_text("bad.rules", "access.unsafe == 0\n"
-				       "access.calls =< 1\n"
-				       "# ok\n"
-				       "access.calls >= baseline * x\n");
+	rules = write_tmp_file("bad.rules", "access.unsafe == 0\n"
+					   "access.calls =< 1\n"
+					   "# ok\n"
+					   "access.calls >= baseline * x\n");
 	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
 	assert_string_equal(out_text, "");
 	assert_contains(err_text, "Error: ");
@@ -678,26 +639,27 @@ static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
 			"found '=<'\n");
 	assert_contains(err_text, "bad.rules:4:28: expected a number, found 'x'\n");
 
-	rules = write_text("unknown.rules", "access.unsafe == 0\naccess.avoidable_percall <= 0.01\n");
+	rules = write_tmp_file("unknown.rules", "access.unsafe == 0\naccess.avoidable_percall <= 0.01\n");
 	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
 	assert_string_equal(out_text, "");
 	assert_contains(err_text, "unknown.rules:2: unknown metric 'access.avoidable_percall'; "
 			"nearest: access.avoidable_per_call, ");
 
-	rules = write_text("bench.rules", "bench.access1.ops_per_sec >= baseline * 0.95 significant\n");
+	rules = write_tmp_file("bench.rules",
+			       "bench.access1.ops_per_sec >= baseline * 0.95 significant\n");
 	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
 	assert_contains(err_text, "bench.rules:1: unknown metric 'bench.access1.ops_per_sec'");
 
 	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", "/nonexistent/r", NULL), 2);
 	assert_contains(err_text, "Error: cannot read /nonexistent/r: No such file or directory");
 
-	rules = write_text("empty.rules", "# nothing yet\n");
+	rules = write_tmp_file("empty.rules", "# nothing yet\n");
 	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
 	assert_contains(err_text, "empty.rules: no rules");
 
 	assert_int_equal(permscope("gate", "-b", "/nonexistent/p.json", "-c", fast, NULL), 2);
 	assert_contains(err_text, "Error: /nonexistent/p.json: cannot open:");
-	write_text("trunc.json", "{\"format\": \"permscope-profile/1\", \"host\": {");
+	write_tmp_file("trunc.json", "{\"format\": \"permscope-profile/1\", \"host\": {");
 	assert_int_equal(permscope("gate", "-b", stock, "-c", tmp_path("trunc.json"), NULL), 2);
 	assert_contains(err_text, "not valid JSON");
 	assert_string_equal(out_text, "");
@@ -730,7 +692,7 @@ static void gate_significance_in_the_output(void **state)
 	save(&p, "noisy-base.json");
 	runs_profile(&p, "access.fast_ratio", noisy_low, 3);
 	save(&p, "noisy-low.json");
-	rules = write_text("sig.rules", "access.fast_ratio >= baseline * 0.95 significant\n");
+	rules = write_tmp_file("sig.rules", "access.fast_ratio >= baseline * 0.95 significant\n");
 
 	assert_int_equal(permscope("gate", "-b", tmp_path("tight-base.json"),
 				   "-c", tmp_path("tight-low.json"), "-r", rules, NULL), 1);
@@ -763,8 +725,8 @@ static void gate_json_output_parses(void **state)
 
 	(void)state;
 	write_profiles();
-	rules = write_text("json.rules", "access.avoidable_per_call <= 0.01 # the fast path\n"
-					 "lookup.violations == 0\n");
+	rules = write_tmp_file("json.rules", "access.avoidable_per_call <= 0.01 # the fast path\n"
+					     "lookup.violations == 0\n");
 	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, "-r", rules, "--json", NULL), 1);
 	root = json_loads(out_text, 0, &e);
 	if (!root)
@@ -816,7 +778,7 @@ static void gate_junit_file(void **state)
 	struct profile p;
 	struct fs_result *fs;
 	const char *rules, *junit = tmp_path("gate.xml");
-	char xml[8192];
+	char *xml;
 
 	(void)state;
 	write_profiles();
@@ -834,14 +796,15 @@ static void gate_junit_file(void **state)
 	set_access(&p, MODE_FENTRY, 0);
 	save(&p, "lookup-cur.json");
 
-	rules = write_text("junit.rules",
-			   "lookup.checks[x&\"'y] < 20\n"
-			   "lookup.did_skip_ratio[tmpfs] >= baseline - 0.01\n"
-			   "access.unsafe == 0\n");
+	rules = write_tmp_file("junit.rules",
+			       "lookup.checks[x&\"'y] < 20\n"
+			       "lookup.did_skip_ratio[tmpfs] >= baseline - 0.01\n"
+			       "access.unsafe == 0\n");
 	assert_int_equal(permscope("gate", "-b", tmp_path("lookup-base.json"),
 				   "-c", tmp_path("lookup-cur.json"), "-r", rules, "--junit", junit,
 				   NULL), 1);
-	slurp(junit, xml, sizeof(xml));
+	xml = slurp(junit, NULL);
+	assert_non_null(xml);
 	assert_string_equal(xml,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuite name=\"permscope gate\" tests=\"3\" failures=\"1\" errors=\"0\" "
@@ -858,6 +821,7 @@ static void gate_junit_file(void **state)
 		"but in fentry mode in the current profile\"/>\n"
 		"  </testcase>\n"
 		"</testsuite>\n");
+	free(xml);
 	/* the text output is printed as well */
 	assert_contains(out_text, "gate: 1 passed, 1 failed, 1 without verdict\n");
 	/* bad input writes no JUnit file */
@@ -886,27 +850,6 @@ static void default_rules_are_printed_and_parse(void **state)
 	assert_contains(out_text, "--junit");
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return nftw(tmpdir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -926,5 +869,5 @@ int main(void)
 		cmocka_unit_test(default_rules_are_printed_and_parse),
 	};
 
-	return cmocka_run_group_tests_name("gate", tests, setup, teardown);
+	return cmocka_run_group_tests_name("gate", tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -6,66 +6,20 @@
  * chart colours were drawn, and checks the headings in the rendered DOM.
  * Skipped, saying why, where Debian's chromium is not installed.
  */
-#include <fcntl.h>
 #include <linux/types.h>
-#include <setjmp.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <cmocka.h>
+
+#include "testutil.h"
 
 #include "compare.h"
 
-extern char **environ;
-
 static const char *chromium;
-static char tmpdir[] = "/tmp/permscope-html.XXXXXX";
-static char html[600], png[600], dom[600];
-
-static int run(char *const argv[], const char *out)
-{
-	posix_spawn_file_actions_t fa;
-	int status;
-	pid_t pid;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ))
-		return -1;
-	posix_spawn_file_actions_destroy(&fa);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	*len = ftell(f);
-	rewind(f);
-	buf = malloc(*len + 1);
-	if (buf && fread(buf, 1, *len, f) != *len) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[*len] = 0;
-	fclose(f);
-	return buf;
-}
+static char html[600], png[600];
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -172,8 +126,7 @@ static void render_page(const char *what)
 	char base[600], cur[600], err[512];
 	struct profile pb, pc;
 	struct compare c = {0};
-	const char *dir = getenv("PERMSCOPE_TESTDATA") ? getenv("PERMSCOPE_TESTDATA")
-						       : "tests/unit/data";
+	const char *dir = testdata_dir();
 	FILE *f;
 
 	snprintf(base, sizeof(base), "%s/compare-%s-base.json", dir, what);
@@ -214,18 +167,13 @@ static void check_page(const char *what, const char *const *headings)
 	snprintf(url, sizeof(url), "file://%s", html);
 	snprintf(png, sizeof(png), "%s/%s.png", tmpdir, what);
 	snprintf(shot, sizeof(shot), "--screenshot=%s", png);
-	snprintf(dom, sizeof(dom), "%s/%s.dom", tmpdir, what);
-	assert_int_equal(run(shot_argv, "/dev/null"), 0);
-	assert_int_equal(run(dom_argv, dom), 0);
-
-	data = slurp(dom, &len);
-	assert_non_null(data);
+	assert_int_equal(run_capture(shot_argv), 0);
+	assert_int_equal(run_capture(dom_argv), 0);
+	/* out_text: the DOM as rendered */
 	for (const char *const *hd = headings; *hd; hd++)
-		if (!strstr((char *)data, *hd))
-			fail_msg("the rendered page lacks \"%s\"", *hd);
-	free(data);
+		assert_contains(out_text, *hd);
 
-	data = slurp(png, &len);
+	data = (unsigned char *)slurp(png, &len);
 	assert_non_null(data);
 	rgb = decode_png(data, len, &w, &h);
 	free(data);
@@ -266,11 +214,10 @@ static int setup(void **state)
 {
 	static const char *const candidates[] = { "/usr/bin/chromium", "/usr/bin/chromium-browser" };
 
-	(void)state;
 	for (size_t i = 0; i < 2; i++)
 		if (!access(candidates[i], X_OK))
 			chromium = candidates[i];
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tmpdir_setup(state);
 }
 
 int main(void)
@@ -280,5 +227,5 @@ int main(void)
 		cmocka_unit_test(access_page_renders_with_histograms),
 	};
 
-	return cmocka_run_group_tests_name("html", tests, setup, NULL);
+	return cmocka_run_group_tests_name("html", tests, setup, tmpdir_teardown);
 }

@@ -6,18 +6,15 @@
 #include <linux/types.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <jansson.h>
+
+#include "testutil.h"
 
 #include "profile.h"
 
@@ -540,62 +537,13 @@ static void duplicate_latency_bucket_is_refused(void **state)
 		profile_free(&p);
 	}
 	assert_int_equal(ret, -1);
-	assert_non_null(strstr(err, LAT));
+	assert_contains(err, LAT);
 	json_decref(root);
 	free(bad);
 	free(valid);
 }
 
 /* ---- profile_write and profile_read ------------------------------------ */
-
-struct tmpdir {
-	char path[256];
-};
-
-static int make_tmpdir(void **state)
-{
-	struct tmpdir *d = calloc(1, sizeof(*d));
-	const char *base = getenv("TMPDIR");
-
-	if (!d)
-		return -1;
-	snprintf(d->path, sizeof(d->path), "%s/permscope-test.XXXXXX", base ? base : "/tmp");
-	if (!mkdtemp(d->path)) {
-		free(d);
-		return -1;
-	}
-	*state = d;
-	return 0;
-}
-
-static int remove_tmpdir(void **state)
-{
-	struct tmpdir *d = *state;
-	struct dirent *e;
-	DIR *dir = opendir(d->path);
-	char p[512];
-
-	while (dir && (e = readdir(dir))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", d->path, e->d_name);
-			if (unlink(p))
-				rmdir(p);
-		}
-	}
-	if (dir)
-		closedir(dir);
-	rmdir(d->path);
-	free(d);
-	return 0;
-}
-
-static char *in_dir(const struct tmpdir *d, const char *name)
-{
-	char *p;
-
-	assert_true(asprintf(&p, "%s/%s", d->path, name) > 0);
-	return p;
-}
 
 static int count_temp_files(const char *dirpath)
 {
@@ -611,22 +559,14 @@ static int count_temp_files(const char *dirpath)
 	return n;
 }
 
-static void write_text(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 static void written_profile_reads_back_with_mode_0644_and_no_temp_file(void **state)
 {
-	struct tmpdir *d = *state;
+	const char *path = tmp_path("profile.json");
 	struct profile p, back;
-	char *path = in_dir(d, "profile.json"), err[512] = "";
+	char err[512] = "";
 	struct stat st;
 
+	(void)state;
 	build_full_profile(&p);
 	for (int pass = 0; pass < 2; pass++) { /* create, then replace */
 		assert_int_equal(profile_write(&p, path), 0);
@@ -634,81 +574,74 @@ static void written_profile_reads_back_with_mode_0644_and_no_temp_file(void **st
 			fail_msg("profile_read: %s", err);
 		assert_profiles_equal(&p, &back);
 		profile_free(&back);
-		assert_int_equal(count_temp_files(d->path), 0);
+		assert_int_equal(count_temp_files(tmpdir), 0);
 		assert_int_equal(lstat(path, &st), 0);
 		assert_true(S_ISREG(st.st_mode));
 		assert_int_equal(st.st_mode & 07777, 0644);
 	}
 	profile_free(&p);
-	free(path);
 }
 
 static void writing_over_a_symlink_replaces_the_link_not_its_target(void **state)
 {
 	static const char old[] = "old content, not a profile\n";
-	struct tmpdir *d = *state;
-	char *target = in_dir(d, "target.json"), *link = in_dir(d, "link.json");
-	char buf[sizeof(old) + 16] = "", err[512] = "";
+	const char *target = tmp_path("target.json"), *link = tmp_path("link.json");
+	char *content, err[512] = "";
 	struct profile p, back;
 	struct stat st;
-	FILE *f;
-	size_t n;
 
-	write_text(target, old, strlen(old));
+	(void)state;
+	write_file(target, old, strlen(old));
 	assert_int_equal(symlink("target.json", link), 0);
 	build_degraded_profile(&p);
 
 	assert_int_equal(profile_write(&p, link), 0);
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISREG(st.st_mode)); /* the link is gone, a file took its name */
-	f = fopen(target, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	assert_string_equal(buf, old);
+	content = slurp(target, NULL);
+	assert_non_null(content);
+	assert_string_equal(content, old);
+	free(content);
 	if (profile_read(link, &back, err, sizeof(err)))
 		fail_msg("profile_read: %s", err);
 	assert_profiles_equal(&p, &back);
-	assert_int_equal(count_temp_files(d->path), 0);
+	assert_int_equal(count_temp_files(tmpdir), 0);
 	profile_free(&back);
 	profile_free(&p);
-	free(target);
-	free(link);
 }
 
 static void failed_write_reports_errno_and_leaves_no_temp_file(void **state)
 {
-	struct tmpdir *d = *state;
-	char *path = in_dir(d, "a-directory");
+	const char *path = tmp_path("a-directory");
 	struct profile p;
 
+	(void)state;
 	assert_int_equal(mkdir(path, 0755), 0);
 	build_degraded_profile(&p);
 	assert_int_equal(profile_write(&p, path), -EISDIR);
-	assert_int_equal(count_temp_files(d->path), 0);
+	assert_int_equal(count_temp_files(tmpdir), 0);
 	profile_free(&p);
-	free(path);
 }
 
 static void reading_a_missing_file_says_cannot_open(void **state)
 {
-	struct tmpdir *d = *state;
-	char *path = in_dir(d, "no-such-profile.json"), err[512] = "";
+	const char *path = tmp_path("no-such-profile.json");
+	char err[512] = "";
 	struct profile p;
 
+	(void)state;
 	assert_int_equal(profile_read(path, &p, err, sizeof(err)), -1);
 	assert_string_equal(err, "cannot open: No such file or directory");
-	free(path);
 }
 
 static void file_with_a_nul_byte_is_refused(void **state)
 {
-	struct tmpdir *d = *state;
-	char *path = in_dir(d, "nul.json"), *text, *data, err[512] = "";
+	const char *path = tmp_path("nul.json");
+	char *text, *data, err[512] = "";
 	struct profile p;
 	size_t len;
 
+	(void)state;
 	/* A valid document, then a NUL and junk: a C-string parser would accept it. */
 	build_degraded_profile(&p);
 	text = profile_to_json(&p);
@@ -718,13 +651,12 @@ static void file_with_a_nul_byte_is_refused(void **state)
 	assert_non_null(data);
 	memcpy(data, text, len);
 	memcpy(data + len, "\n\0junk\n", 7);
-	write_text(path, data, len + 7);
+	write_file(path, data, len + 7);
 
 	assert_int_equal(profile_read(path, &p, err, sizeof(err)), -1);
 	assert_string_equal(err, "not valid JSON: contains a NUL byte");
 	free(data);
 	free(text);
-	free(path);
 }
 
 int main(void)
@@ -737,15 +669,15 @@ int main(void)
 		cmocka_unit_test(malformed_profiles_are_refused_with_a_precise_message),
 		cmocka_unit_test(duplicate_latency_bucket_is_refused),
 		cmocka_unit_test_setup_teardown(written_profile_reads_back_with_mode_0644_and_no_temp_file,
-						make_tmpdir, remove_tmpdir),
+						tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(writing_over_a_symlink_replaces_the_link_not_its_target,
-						make_tmpdir, remove_tmpdir),
+						tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(failed_write_reports_errno_and_leaves_no_temp_file,
-						make_tmpdir, remove_tmpdir),
+						tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(reading_a_missing_file_says_cannot_open,
-						make_tmpdir, remove_tmpdir),
+						tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(file_with_a_nul_byte_is_refused,
-						make_tmpdir, remove_tmpdir),
+						tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);

@@ -6,33 +6,22 @@
  * read the diff before committing them.
  */
 #include <linux/types.h>
-#include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <jansson.h>
+
+#include "testutil.h"
 
 #include "profile.h"
 #include "render.h"
-
-static const char *testdata(void)
-{
-	const char *d = getenv("PERMSCOPE_TESTDATA");
-
-	return d && *d ? d : "tests/unit/data";
-}
 
 static void load_sample(struct profile *p)
 {
 	char *path, err[512] = "";
 
-	assert_true(asprintf(&path, "%s/sample-profile.json", testdata()) > 0);
+	assert_true(asprintf(&path, "%s/sample-profile.json", testdata_dir()) > 0);
 	if (profile_read(path, p, err, sizeof(err)))
 		fail_msg("%s: %s", path, err);
 	free(path);
@@ -62,81 +51,6 @@ static char *render(const struct profile *p, enum render_kind kind, size_t *lenp
 
 /* ---- golden files ------------------------------------------------------- */
 
-static char *read_all(const char *path, size_t *lenp)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, n;
-	char chunk[4096];
-	FILE *mem;
-
-	if (!f)
-		return NULL;
-	mem = open_memstream(&buf, &len);
-	assert_non_null(mem);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, mem);
-	fclose(f);
-	fclose(mem);
-	*lenp = len;
-	return buf;
-}
-
-static void write_all(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		fail_msg("cannot write %s: %s", path, strerror(errno));
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* 1-based line of the first byte where a and b differ. */
-static int first_difference(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int line = 1;
-
-	for (size_t i = 0; i < alen && i < blen && a[i] == b[i]; i++)
-		if (a[i] == '\n')
-			line++;
-	return line;
-}
-
-static void assert_matches_golden(const char *name, const char *text, size_t len)
-{
-	const char *update = getenv("PERMSCOPE_UPDATE_GOLDEN");
-	char *golden, *want, got[512];
-	size_t want_len = 0;
-	int fd;
-
-	assert_true(asprintf(&golden, "%s/../golden/%s", testdata(), name) > 0);
-	if (update && strcmp(update, "1") == 0) {
-		write_all(golden, text, len);
-		print_message("updated %s\n", golden);
-		free(golden);
-		return;
-	}
-	want = read_all(golden, &want_len);
-	if (!want)
-		fail_msg("cannot read %s: %s (PERMSCOPE_UPDATE_GOLDEN=1 writes it)", golden,
-			 strerror(errno));
-	if (want_len != len || memcmp(want, text, len) != 0) {
-		snprintf(got, sizeof(got), "%s/permscope-%s.XXXXXX",
-			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
-		fd = mkstemp(got);
-		assert_true(fd >= 0);
-		close(fd);
-		write_all(got, text, len);
-		print_error("%s differs from the rendered report, first at line %d; see\n"
-			    "  diff -u %s %s\n", name, first_difference(want, want_len, text, len),
-			    golden, got);
-		fail();
-	}
-	free(want);
-	free(golden);
-}
-
 static void check_golden(enum render_kind kind, const char *name)
 {
 	struct profile p;
@@ -145,7 +59,7 @@ static void check_golden(enum render_kind kind, const char *name)
 
 	load_sample(&p);
 	text = render(&p, kind, &len);
-	assert_matches_golden(name, text, len);
+	assert_golden(name, text, len);
 	free(text);
 	profile_free(&p);
 }
@@ -291,14 +205,14 @@ static void unavailable_lookup_renders_unavailable_with_a_reason(void **state)
 	reason = json_string_value(json_object_get(lookup, "reason"));
 	assert_non_null(reason);
 	assert_true(reason[0] != 0);
-	assert_non_null(strstr(reason, "load fentry_inode_permission: EPERM"));
+	assert_contains(reason, "load fentry_inode_permission: EPERM");
 	assert_null(json_object_get(lookup, "per_fs"));
 	json_decref(root);
 
 	text = render(&p, TEXT_SUMMARY, NULL);
-	assert_non_null(strstr(text, "  unavailable: no attach mode worked on this kernel\n"
-				     "    fentry     load fentry_inode_permission: EPERM\n"));
-	assert_null(strstr(text, "tmpfs"));
+	assert_contains(text, "  unavailable: no attach mode worked on this kernel\n"
+			      "    fentry     load fentry_inode_permission: EPERM\n");
+	assert_not_contains(text, "tmpfs");
 	free(text);
 	profile_free(&p);
 }
@@ -315,10 +229,10 @@ static void long_reason_is_folded_at_80_columns(void **state)
 	       "attach kprobe_inode_permission: ENOENT; kprobes are not available here: "
 	       "no kprobe PMU, no kprobe_events, and no tracefs mounted either");
 	text = render(&p, TEXT_SUMMARY, NULL);
-	assert_non_null(strstr(text,
+	assert_contains(text,
 		"    kprobe     attach kprobe_inode_permission: ENOENT; kprobes are not available\n"
 		"               here: no kprobe PMU, no kprobe_events, and no tracefs mounted\n"
-		"               either\n"));
+		"               either\n");
 	/* the attempt lines, the only ones indented by 4 in the summary */
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (strncmp(line, "    ", 4) == 0 && strlen(line) > 80)
@@ -344,12 +258,9 @@ static void folded_reason_wraps_a_word_that_would_end_at_column_80(void **state)
 		 "bbbbbbbbbbbbbbbbbbbbbbbbbbbb");
 	strcpy(p.fam[FAMILY_LOOKUP].attempts[1].why, why);
 	text = render(&p, TEXT_SUMMARY, NULL);
-	if (strstr(text, "abbbbbbbbbb"))
-		print_message("words glued: \"aaaaa%.10s\"\n",
-			      strstr(text, "abbbbbbbbbb") + 1);
-	assert_null(strstr(text, "abbbbbbbbbb"));
-	assert_non_null(strstr(text, "    kprobe     aaaaa"));
-	assert_non_null(strstr(text, "aaaaa\n               bbbbbbbbbb\n"));
+	assert_not_contains(text, "abbbbbbbbbb");
+	assert_contains(text, "    kprobe     aaaaa");
+	assert_contains(text, "aaaaa\n               bbbbbbbbbb\n");
 	free(text);
 	profile_free(&p);
 }
@@ -370,8 +281,8 @@ static void not_requested_family_says_so(void **state)
 			    "not_requested");
 	json_decref(root);
 	text = render(&p, CSV, NULL);
-	assert_non_null(strstr(text, "\nexec,,mode,not_requested\n"));
-	assert_null(strstr(text, "\nexec,ok,"));
+	assert_contains(text, "\nexec,,mode,not_requested\n");
+	assert_not_contains(text, "\nexec,ok,");
 	free(text);
 	profile_free(&p);
 }
@@ -410,11 +321,11 @@ static void csv_quotes_a_field_with_a_comma_or_a_quote(void **state)
 	load_sample(&p);
 	make_lookup_unavailable(&p);
 	text = render(&p, CSV, NULL);
-	assert_non_null(strstr(text, "\nlookup,,mode,unavailable\n"));
-	assert_non_null(strstr(text, "\nlookup,fentry,why,load fentry_inode_permission: EPERM\n"));
+	assert_contains(text, "\nlookup,,mode,unavailable\n");
+	assert_contains(text, "\nlookup,fentry,why,load fentry_inode_permission: EPERM\n");
 	/* RFC 4180: quoted, inner quotes doubled */
-	assert_non_null(strstr(text,
-		"\nlookup,kprobe,why,\"no kprobe PMU, no \"\"kprobe_events\"\"\"\n"));
+	assert_contains(text,
+		"\nlookup,kprobe,why,\"no kprobe PMU, no \"\"kprobe_events\"\"\"\n");
 	free(text);
 	profile_free(&p);
 }
@@ -435,10 +346,10 @@ static void text_lists_busiest_filesystem_first_with_its_main_reason(void **stat
 	assert_non_null(tmpfs);
 	assert_non_null(btrfs);
 	assert_true(ext4 < tmpfs && tmpfs < btrfs);
-	assert_non_null(strstr(ext4, "  not_opted_in (94.0%)\n"));
-	assert_non_null(strstr(btrfs, "  acl_not_cached (7.5%)\n"));
+	assert_contains(ext4, "  not_opted_in (94.0%)\n");
+	assert_contains(btrfs, "  acl_not_cached (7.5%)\n");
 	/* the summary has no histograms */
-	assert_null(strstr(text, "distribution"));
+	assert_not_contains(text, "distribution");
 	free(text);
 	profile_free(&p);
 }

@@ -5,27 +5,23 @@
  * build/vm/run/NAME/results, or $PERMSCOPE_VM_RESULTS/NAME/results).
  * Counts are exact: the workloads are static binaries making a known number
  * of calls, each recorded alone and filtered to its own processes.
- *
- * Ends by printing the per-kernel table that docs/kernels.md records.
  * Without results (no qemu here), every test says so and is skipped.
+ *
+ * `test_vm --kernel-table` prints, from the same results, the per-kernel
+ * table that docs/kernels.md records; it is not a test (it asserts nothing).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
 #include <linux/types.h>
-#include <setjmp.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
+
+#include "testutil.h"
 
 #include "profile.h"
 
@@ -78,13 +74,21 @@ static __u64 sum(const __u64 *v, int n)
 	return s;
 }
 
-static const struct fs_result *fs_of(const struct profile *p, const char *fs)
+static const struct fs_result *find_fs(const struct profile *p, const char *fs)
 {
 	for (size_t i = 0; i < p->nfs; i++)
 		if (!strcmp(p->fs[i].name, fs))
 			return &p->fs[i];
-	fail_msg("no %s in the lookup profile", fs);
 	return NULL;
+}
+
+static const struct fs_result *fs_of(const struct profile *p, const char *fs)
+{
+	const struct fs_result *r = find_fs(p, fs);
+
+	if (!r)
+		fail_msg("no %s in the lookup profile", fs);
+	return r;
 }
 
 /* Each mode attached as asked, and the counts are exact in every mode. */
@@ -294,20 +298,6 @@ static const struct {
 	{ "lookup-tmpfs-base", "lookup", { "lookup.did_skip_ratio[tmpfs]" } },
 };
 
-extern char **environ;
-static char gate_out[65536];
-
-static void slurp_fd(int fd, char *buf, size_t size)
-{
-	ssize_t n;
-	size_t len = 0;
-
-	lseek(fd, 0, SEEK_SET);
-	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = 0;
-}
-
 /* The directory of the fastpaths-*.rules files: beside this test's source. */
 static const char *rules_dir(void)
 {
@@ -332,50 +322,32 @@ static const char *rules_dir(void)
 	return dir;
 }
 
-static int run_gate2(int base, const char *bprofile, int cur, const char *cprofile,
-		     const char *rules);
-
-/* permscope gate -b KERNEL/X.json -c KERNEL/X.json [-r RULES]: stdout in gate_out. */
-static int run_gate(int base, int cur, const char *profile, const char *rules)
-{
-	return run_gate2(base, profile, cur, profile, rules);
-}
-
+/*
+ * permscope gate -b BASE/BPROFILE.json -c CUR/CPROFILE.json [-r RULES]: its
+ * exit status, its stdout in out_text; its stderr is shown.
+ */
 static int run_gate2(int base, const char *bprofile, int cur, const char *cprofile,
 		     const char *rules)
 {
-	const char *bin = getenv("PERMSCOPE_BIN") ? getenv("PERMSCOPE_BIN") : "./permscope";
-	char b[700], c[700], out[] = "/tmp/permscope-vm-gate.XXXXXX", err_text[4096];
-	char *argv[] = { (char *)bin, "gate", "-b", b, "-c", c, "-r", (char *)rules, NULL };
-	posix_spawn_file_actions_t fa;
-	int fd = mkstemp(out), efd, status;
-	char errf[] = "/tmp/permscope-vm-gate-err.XXXXXX";
-	pid_t pid;
+	char b[700], c[700];
+	char *argv[] = { (char *)permscope_bin(), "gate", "-b", b, "-c", c, "-r", (char *)rules,
+			 NULL };
+	int status;
 
-	assert_true(fd >= 0);
-	efd = mkstemp(errf);
-	assert_true(efd >= 0);
-	unlink(out);
-	unlink(errf);
 	snprintf(b, sizeof(b), "%s/%s.json", results[base], bprofile);
 	snprintf(c, sizeof(c), "%s/%s.json", results[cur], cprofile);
 	if (!rules)
 		argv[6] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, efd, 2);
-	if (posix_spawn(&pid, bin, &fa, NULL, argv, environ))
-		fail_msg("cannot run %s (set PERMSCOPE_BIN)", bin);
-	posix_spawn_file_actions_destroy(&fa);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	slurp_fd(fd, gate_out, sizeof(gate_out));
-	slurp_fd(efd, err_text, sizeof(err_text));
-	close(fd);
-	close(efd);
+	status = run_capture(argv);
 	if (err_text[0])
 		print_message("%s", err_text);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return status;
+}
+
+/* run_gate2() with the same profile of both kernels. */
+static int run_gate(int base, int cur, const char *profile, const char *rules)
+{
+	return run_gate2(base, profile, cur, profile, rules);
 }
 
 static void fastpath_rules(const char *family, char *path, size_t size)
@@ -383,15 +355,15 @@ static void fastpath_rules(const char *family, char *path, size_t size)
 	snprintf(path, size, "%s/fastpaths-%s.rules", rules_dir(), family);
 }
 
-/* Every verdict line of gate_out starts with `verdict` (the summary aside). */
+/* Every verdict line of out_text starts with `verdict` (the summary aside). */
 static void all_lines_are(const char *verdict)
 {
-	for (char *l = gate_out, *nl; *l; l = nl + 1) {
+	for (char *l = out_text, *nl; *l; l = nl + 1) {
 		nl = strchr(l, '\n');
 		if (!nl)
 			break;
 		if (strncmp(l, "gate: ", 6) && strncmp(l, verdict, strlen(verdict)))
-			fail_msg("expected only %s lines:\n%s", verdict, gate_out);
+			fail_msg("expected only %s lines:\n%s", verdict, out_text);
 	}
 }
 
@@ -406,9 +378,9 @@ static void gate_passes_sid_against_bookworm_on_the_fast_path_rules(void **state
 		fastpath_rules(gated[i].family, rules, sizeof(rules));
 		if (run_gate(BOOKWORM, SID, gated[i].profile, rules) != 0)
 			fail_msg("gate %s (sid against bookworm) did not pass:\n%s", gated[i].profile,
-				 gate_out);
+				 out_text);
 		all_lines_are("PASS  ");
-		assert_non_null(strstr(gate_out, " 0 failed, 0 without verdict\n"));
+		assert_contains(out_text, " 0 failed, 0 without verdict\n");
 	}
 }
 
@@ -423,16 +395,15 @@ static void gate_fails_bookworm_against_sid_naming_the_lost_fast_paths(void **st
 		fastpath_rules(gated[i].family, rules, sizeof(rules));
 		if (run_gate(SID, BOOKWORM, gated[i].profile, rules) != 1)
 			fail_msg("gate %s (bookworm against sid) did not fail:\n%s", gated[i].profile,
-				 gate_out);
+				 out_text);
 		for (int f = 0; f < 3 && gated[i].failing[f]; f++) {
 			snprintf(line, sizeof(line), "FAIL  %s  ", gated[i].failing[f]);
-			if (!strstr(gate_out, line))
-				fail_msg("expected \"%s\" in:\n%s", line, gate_out);
+			assert_contains(out_text, line);
 		}
 		/* the violation rules hold on the stock kernel too */
-		assert_null(strstr(gate_out, "FAIL  access.unsafe"));
-		assert_null(strstr(gate_out, "FAIL  lookup.violations"));
-		assert_null(strstr(gate_out, "NO-VERDICT"));
+		assert_not_contains(out_text, "FAIL  access.unsafe");
+		assert_not_contains(out_text, "FAIL  lookup.violations");
+		assert_not_contains(out_text, "NO-VERDICT");
 	}
 }
 
@@ -451,9 +422,9 @@ static void gate_default_rules_sid_against_sid_pass_what_was_recorded(void **sta
 
 		if (run_gate(SID, SID, gated[i].profile, NULL) != 3)
 			fail_msg("gate %s (sid against sid, default rules): expected exit 3:\n%s",
-				 gated[i].profile, gate_out);
+				 gated[i].profile, out_text);
 		snprintf(prefix, sizeof(prefix), "%s.", gated[i].family);
-		for (char *l = gate_out, *nl; *l && (nl = strchr(l, '\n')); l = nl + 1) {
+		for (char *l = out_text, *nl; *l && (nl = strchr(l, '\n')); l = nl + 1) {
 			char *metric = strstr(l, "  ");
 
 			if (!strncmp(l, "gate: ", 6) || !metric)
@@ -462,15 +433,15 @@ static void gate_default_rules_sid_against_sid_pass_what_was_recorded(void **sta
 			if (!strncmp(metric, prefix, strlen(prefix))) {
 				if (strncmp(l, "PASS  ", 6))
 					fail_msg("%s: a %s rule did not pass:\n%s", gated[i].profile,
-						 gated[i].family, gate_out);
+						 gated[i].family, out_text);
 				n++;
 			} else if (strncmp(l, "NO-VERDICT  ", 12)) {
 				fail_msg("%s: a rule of an unrecorded family has a verdict:\n%s",
-					 gated[i].profile, gate_out);
+					 gated[i].profile, out_text);
 			}
 		}
 		assert_true(n >= 1);
-		assert_null(strstr(gate_out, "FAIL"));
+		assert_not_contains(out_text, "FAIL");
 	}
 }
 
@@ -484,69 +455,28 @@ static void gate_default_rules_on_whole_kernels(void **state)
 	NEED(BOOKWORM);
 	NEED(SID);
 	if (run_gate2(SID, "mixed-1", SID, "mixed-2", NULL) != 0)
-		fail_msg("default rules, sid run 2 against sid run 1: expected a pass:\n%s", gate_out);
+		fail_msg("default rules, sid run 2 against sid run 1: expected a pass:\n%s", out_text);
 	all_lines_are("PASS  ");
 	if (run_gate2(BOOKWORM, "mixed-1", SID, "mixed-1", NULL) != 0)
-		fail_msg("default rules, sid against bookworm: expected a pass:\n%s", gate_out);
+		fail_msg("default rules, sid against bookworm: expected a pass:\n%s", out_text);
 	all_lines_are("PASS  ");
 	if (run_gate2(SID, "mixed-1", BOOKWORM, "mixed-1", NULL) != 1)
-		fail_msg("default rules, bookworm against sid: expected a failure:\n%s", gate_out);
-	assert_non_null(strstr(gate_out, "FAIL  access.avoidable_per_call  "));
-	assert_non_null(strstr(gate_out, "FAIL  exec.enoent_early_share  "));
-	assert_non_null(strstr(gate_out, "FAIL  lookup.did_skip_ratio  "));
-	assert_non_null(strstr(gate_out, "PASS  access.unsafe  "));
-	assert_non_null(strstr(gate_out, "PASS  lookup.violations  "));
+		fail_msg("default rules, bookworm against sid: expected a failure:\n%s", out_text);
+	assert_contains(out_text, "FAIL  access.avoidable_per_call  ");
+	assert_contains(out_text, "FAIL  exec.enoent_early_share  ");
+	assert_contains(out_text, "FAIL  lookup.did_skip_ratio  ");
+	assert_contains(out_text, "PASS  access.unsafe  ");
+	assert_contains(out_text, "PASS  lookup.violations  ");
 }
 
-/* The table of docs/kernels.md, from what was just asserted. */
-static void print_the_kernel_table(void **state)
+static const char *results_base(void)
 {
-	static const char *const yes_no[] = { "no", "yes" };
-	bool any = false;
-
-	(void)state;
-	for (int k = 0; k < KERNELS; k++)
-		any |= have[k];
-	if (!any) {
-		print_message("skipped: no VM results to tabulate\n");
-		skip();
-	}
-	print_message("| kernel | access: creds / default call | exec: ENOENT before mm | "
-		      "lookup: tmpfs did skip | cred usage shares uid's line |\n"
-		      "| --- | --- | --- | --- | --- |\n");
-	for (int k = 0; k < KERNELS; k++) {
-		struct profile a, e, l;
-		json_t *c, *layout;
-		const struct fs_result *t;
-
-		if (!have[k])
-			continue;
-		load(k, "access-default-fentry", &a);
-		load(k, "exec-missing-fentry", &e);
-		load(k, "lookup-tmpfs-base", &l);
-		c = load_json(k, "check.json");
-		layout = json_object_get(c, "cred_layout");
-		t = fs_of(&l, "tmpfs");
-		print_message("| %s %s | %.3f | %llu of %llu | %.1f%% | %s |\n", kernels[k],
-			      a.kernel_release,
-			      (double)(a.access.calls[ACCESS_AVOIDABLE] + a.access.calls[ACCESS_NEEDED]) /
-			      sum(a.access.calls, ACCESS_OUTCOMES),
-			      (unsigned long long)e.exec.calls[EXEC_ENOENT_EARLY],
-			      (unsigned long long)(e.exec.calls[EXEC_ENOENT_EARLY] +
-						   e.exec.calls[EXEC_ENOENT_LATE]),
-			      100.0 * t->s.did_skip / t->s.checks,
-			      yes_no[json_is_true(json_object_get(layout, "usage_shares_line_with_uid"))]);
-		json_decref(c);
-		profile_free(&a);
-		profile_free(&e);
-		profile_free(&l);
-	}
+	return getenv("PERMSCOPE_VM_RESULTS") ? getenv("PERMSCOPE_VM_RESULTS") : "build/vm/run";
 }
 
 static int setup(void **state)
 {
-	const char *base = getenv("PERMSCOPE_VM_RESULTS") ? getenv("PERMSCOPE_VM_RESULTS")
-							   : "build/vm/run";
+	const char *base = results_base();
 	struct stat st;
 	bool found = false;
 
@@ -577,7 +507,89 @@ static int setup(void **state)
 	return 0;
 }
 
-int main(void)
+/* ---- test_vm --kernel-table: not a test -------------------------------- */
+
+/* NUM / DEN times SCALE in FMT, or "-" when there is nothing to divide by. */
+static const char *ratio_cell(char *buf, size_t size, const char *fmt, double scale, __u64 num,
+			      __u64 den)
+{
+	if (!den)
+		return "-";
+	snprintf(buf, size, fmt, scale * num / den);
+	return buf;
+}
+
+/* load() for the table: says what is wrong instead of failing a test. */
+static bool table_load(int k, const char *name, struct profile *p)
+{
+	char path[700], err[512];
+
+	snprintf(path, sizeof(path), "%s/%s.json", results[k], name);
+	if (!profile_read(path, p, err, sizeof(err)))
+		return true;
+	fprintf(stderr, "Error: %s: %s\n", path, err);
+	return false;
+}
+
+/* The table of docs/kernels.md, one row a kernel with results. */
+static int print_kernel_table(void)
+{
+	bool any = false;
+
+	setup(NULL);
+	for (int k = 0; k < KERNELS; k++)
+		any |= have[k];
+	if (!any) {
+		fprintf(stderr, "Error: no VM results in %s (run 'make vmtest', or set "
+			"PERMSCOPE_VM_RESULTS)\n", results_base());
+		return 1;
+	}
+	printf("| kernel | access: creds / default call | exec: ENOENT before mm | "
+	       "lookup: tmpfs did skip | cred usage shares uid's line |\n"
+	       "| --- | --- | --- | --- | --- |\n");
+	for (int k = 0; k < KERNELS; k++) {
+		struct profile a, e, l;
+		char creds[32], skip[32], path[700];
+		const struct fs_result *t;
+		json_t *c, *shares;
+		json_error_t je;
+
+		if (!have[k])
+			continue;
+		if (!table_load(k, "access-default-fentry", &a))
+			return 1;
+		if (!table_load(k, "exec-missing-fentry", &e))
+			return 1;
+		if (!table_load(k, "lookup-tmpfs-base", &l))
+			return 1;
+		snprintf(path, sizeof(path), "%s/check.json", results[k]);
+		c = json_load_file(path, 0, &je);
+		if (!c) {
+			fprintf(stderr, "Error: %s: %s\n", path, je.text);
+			return 1;
+		}
+		shares = json_object_get(json_object_get(c, "cred_layout"),
+					 "usage_shares_line_with_uid");
+		t = find_fs(&l, "tmpfs");
+		printf("| %s %s | %s | %llu of %llu | %s | %s |\n", kernels[k], a.kernel_release,
+		       ratio_cell(creds, sizeof(creds), "%.3f", 1.0,
+				  a.access.calls[ACCESS_AVOIDABLE] + a.access.calls[ACCESS_NEEDED],
+				  sum(a.access.calls, ACCESS_OUTCOMES)),
+		       (unsigned long long)e.exec.calls[EXEC_ENOENT_EARLY],
+		       (unsigned long long)(e.exec.calls[EXEC_ENOENT_EARLY] +
+					    e.exec.calls[EXEC_ENOENT_LATE]),
+		       t ? ratio_cell(skip, sizeof(skip), "%.1f%%", 100.0, t->s.did_skip, t->s.checks)
+			 : "-",
+		       json_is_boolean(shares) ? (json_is_true(shares) ? "yes" : "no") : "-");
+		json_decref(c);
+		profile_free(&a);
+		profile_free(&e);
+		profile_free(&l);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_family_attaches_with_fentry_on_every_kernel),
@@ -594,8 +606,13 @@ int main(void)
 		cmocka_unit_test(gate_fails_bookworm_against_sid_naming_the_lost_fast_paths),
 		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
 		cmocka_unit_test(gate_default_rules_on_whole_kernels),
-		cmocka_unit_test(print_the_kernel_table),
 	};
 
+	if (argc == 2 && !strcmp(argv[1], "--kernel-table"))
+		return print_kernel_table();
+	if (argc > 1) {
+		fprintf(stderr, "Usage: %s [--kernel-table]\n", argv[0]);
+		return 2;
+	}
 	return cmocka_run_group_tests_name("vm", tests, setup, NULL);
 }

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the cmocka tests (unit, live and VM) share, written once:
+ *
+ * - where things are: permscope_bin(), testdata_dir();
+ * - one scratch directory a test program, removed whole: tmpdir_setup() and
+ *   tmpdir_teardown() (cmocka fixtures), tmp_path(), write_tmp_file();
+ * - whole files: slurp(), write_file(), remove_tree();
+ * - child processes, never through a shell, stdin from /dev/null: spawn_to()
+ *   and wait_exit_status(), run_to(); run_capture() and
+ *   permscope("report", FILE, NULL) leave the output in out_text and err_text;
+ * - assert_contains() and assert_not_contains(), which print both strings;
+ * - assert_golden(): golden files, with the one update rule
+ *   PERMSCOPE_UPDATE_GOLDEN=1.
+ *
+ * Everything is static inline, so a test program compiles only what it uses.
+ */
+#ifndef PERMSCOPE_TESTUTIL_H
+#define PERMSCOPE_TESTUTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+extern char **environ;
+
+/* ---- where things are --------------------------------------------------- */
+
+/* The permscope binary under test: $PERMSCOPE_BIN, else ./permscope. */
+static inline const char *permscope_bin(void)
+{
+	const char *bin = getenv("PERMSCOPE_BIN");
+
+	return bin && *bin ? bin : "./permscope";
+}
+
+/* tests/unit/data (saved profiles), or $PERMSCOPE_TESTDATA; golden/ is beside it. */
+static inline const char *testdata_dir(void)
+{
+	const char *dir = getenv("PERMSCOPE_TESTDATA");
+
+	return dir && *dir ? dir : "tests/unit/data";
+}
+
+/* ---- the scratch directory ---------------------------------------------- */
+
+/* This test program's scratch directory, made by tmpdir_setup(). */
+static char tmpdir[512];
+
+/*
+ * Makes $TMPDIR/permscope-PROGRAM.XXXXXX (or under /tmp) the scratch
+ * directory.  A cmocka setup: 0, or -1 if it cannot be made.
+ */
+static inline int tmpdir_setup(void **state)
+{
+	const char *base = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/permscope-%s.XXXXXX", base && *base ? base : "/tmp",
+		 program_invocation_short_name);
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+/* TMPDIR/NAME, in one of 16 buffers that are reused in turn. */
+static inline const char *tmp_path(const char *name)
+{
+	static char paths[16][PATH_MAX];
+	static unsigned int next;
+	char *p = paths[next++ % 16];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static inline int testutil_remove_one(const char *path, const struct stat *st, int flag,
+				      struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* rm -r PATH, without following links; 0, or -1 if anything is left. */
+static inline int remove_tree(const char *path)
+{
+	return nftw(path, testutil_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Removes the scratch directory and all in it.  A cmocka teardown: 0, or -1. */
+static inline int tmpdir_teardown(void **state)
+{
+	(void)state;
+	return tmpdir[0] ? remove_tree(tmpdir) : 0;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+static inline char *testutil_slurp_stream(FILE *f, size_t *lenp)
+{
+	size_t len = 0, cap = 4096, n;
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = 0;
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+/*
+ * The whole of PATH in a malloc'ed buffer with a NUL after the last byte,
+ * its length in *lenp unless lenp is NULL; NULL (errno set) if it cannot be
+ * opened.  No size limit: a test never sees half a file.
+ */
+static inline char *slurp(const char *path, size_t *lenp)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	int err;
+
+	if (lenp)
+		*lenp = 0;
+	if (!f)
+		return NULL;
+	buf = testutil_slurp_stream(f, lenp);
+	err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (err) {
+		free(buf);
+		if (lenp)
+			*lenp = 0;
+		errno = err;
+		return NULL;
+	}
+	return buf;
+}
+
+/* PATH holds exactly LEN bytes of DATA afterwards, or the test fails. */
+static inline void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Writes TEXT to TMPDIR/NAME and returns that path (see tmp_path()). */
+static inline const char *write_tmp_file(const char *name, const char *text)
+{
+	const char *path = tmp_path(name);
+
+	write_file(path, text, strlen(text));
+	return path;
+}
+
+/* ---- child processes ---------------------------------------------------- */
+
+/*
+ * Starts argv[0] (a path: no shell, no $PATH search) with argv, stdin from
+ * /dev/null, stdout and stderr onto the descriptors OUT and ERR (-1: this
+ * process's own).  Fails the test if the program cannot be started.
+ */
+static inline pid_t testutil_spawn_fds(char *const argv[], int out, int err)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int ret;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (out >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out, 1);
+	if (err >= 0)
+		posix_spawn_file_actions_adddup2(&fa, err, 2);
+	ret = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
+		fail_msg("cannot run %s: %s", argv[0], strerror(ret));
+	return pid;
+}
+
+static inline int testutil_open_output(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/*
+ * Starts argv as testutil_spawn_fds() does, stdout and stderr into the files
+ * OUT and ERR (created or truncated; NULL: this process's own), and returns
+ * its pid without waiting.
+ */
+static inline pid_t spawn_to(char *const argv[], const char *out, const char *err)
+{
+	int ofd = testutil_open_output(out), efd = testutil_open_output(err);
+	pid_t pid = testutil_spawn_fds(argv, ofd, efd);
+
+	if (ofd >= 0)
+		close(ofd);
+	if (efd >= 0)
+		close(efd);
+	return pid;
+}
+
+/* Waits for PID: its exit status, or -1 when a signal ended it. */
+static inline int wait_exit_status(pid_t pid)
+{
+	int status;
+	pid_t got;
+
+	while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (got != pid)
+		fail_msg("waitpid %d: %s", (int)pid, strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* spawn_to() and wait: the exit status, or -1 when a signal ended it. */
+static inline int run_to(char *const argv[], const char *out, const char *err)
+{
+	return wait_exit_status(spawn_to(argv, out, err));
+}
+
+/* What the last run_capture() or permscope() wrote, NUL-terminated, whole. */
+static char *out_text, *err_text;
+
+/* An unlinked temporary file, open for reading and writing. */
+static inline FILE *testutil_capture_file(void)
+{
+	const char *base = getenv("TMPDIR");
+	char path[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/permscope-capture.XXXXXX", base && *base ? base : "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	unlink(path);
+	f = fdopen(fd, "w+");
+	assert_non_null(f);
+	return f;
+}
+
+/*
+ * Runs argv (see testutil_spawn_fds()) to its end and leaves its stdout in
+ * out_text and its stderr in err_text, each whole.  Returns the exit status,
+ * or -1 when a signal ended it.
+ */
+static inline int run_capture(char *const argv[])
+{
+	FILE *out = testutil_capture_file(), *err = testutil_capture_file();
+	int status = wait_exit_status(testutil_spawn_fds(argv, fileno(out), fileno(err)));
+
+	free(out_text);
+	free(err_text);
+	rewind(out);
+	rewind(err);
+	out_text = testutil_slurp_stream(out, NULL);
+	err_text = testutil_slurp_stream(err, NULL);
+	fclose(out);
+	fclose(err);
+	return status;
+}
+
+/* permscope("record", "--help", NULL): run_capture() of permscope_bin() with these arguments. */
+static inline int permscope(const char *first, ...)
+{
+	char *argv[64];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)permscope_bin();
+	va_start(ap, first);
+	for (const char *a = first; a; a = va_arg(ap, const char *)) {
+		if (n == 63)
+			fail_msg("permscope(): more than 62 arguments");
+		argv[n++] = (char *)a;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	return run_capture(argv);
+}
+
+/* ---- assertions --------------------------------------------------------- */
+
+/* Prints TEXT for a failure message, cut after 16 KiB. */
+static inline void testutil_print_text(const char *text)
+{
+	const size_t most = 16384;
+	size_t len = strlen(text);
+
+	print_error("%.*s%s", (int)(len < most ? len : most), text,
+		    len && text[(len < most ? len : most) - 1] != '\n' ? "\n" : "");
+	if (len > most)
+		print_error("[... %zu more bytes]\n", len - most);
+}
+
+static inline void testutil_contains(const char *haystack, const char *needle, bool want,
+				     const char *file, int line)
+{
+	if (haystack && (strstr(haystack, needle) != NULL) == want)
+		return;
+	if (!haystack)
+		print_error("%s \"%s\" in a text, but the text is NULL\n",
+			    want ? "expected" : "did not expect", needle);
+	else {
+		print_error("%s \"%s\" in:\n", want ? "expected" : "did not expect", needle);
+		testutil_print_text(haystack);
+	}
+	_fail(file, line);
+}
+
+/* HAYSTACK (a string) holds NEEDLE; else the test fails, printing both. */
+#define assert_contains(haystack, needle) \
+	testutil_contains((haystack), (needle), true, __FILE__, __LINE__)
+
+/* HAYSTACK (a string) does not hold NEEDLE; else the test fails, printing both. */
+#define assert_not_contains(haystack, needle) \
+	testutil_contains((haystack), (needle), false, __FILE__, __LINE__)
+
+/* The line of TEXT (LEN bytes) that holds byte AT, for a message. */
+static inline void testutil_print_line(const char *label, const char *text, size_t len, size_t at)
+{
+	size_t start = at, end = at;
+
+	if (at >= len) {
+		print_error("  %s (ends before this line)\n", label);
+		return;
+	}
+	while (start > 0 && text[start - 1] != '\n')
+		start--;
+	while (end < len && text[end] != '\n')
+		end++;
+	print_error("  %s |%.*s|\n", label, (int)(end - start), text + start);
+}
+
+static inline void testutil_golden(const char *name, const char *text, size_t len,
+				   const char *file, int line)
+{
+	const char *update = getenv("PERMSCOPE_UPDATE_GOLDEN");
+	char dir[PATH_MAX], golden[PATH_MAX + 256], got[PATH_MAX];
+	size_t want_len = 0, i, lineno = 1;
+	char *want;
+	int fd;
+
+	snprintf(got, sizeof(got), "%s/../golden", testdata_dir());
+	snprintf(golden, sizeof(golden), "%s/%s", realpath(got, dir) ? dir : got, name);
+	if (update && !strcmp(update, "1")) {
+		write_file(golden, text, len);
+		print_message("updated %s (PERMSCOPE_UPDATE_GOLDEN=1): read the diff before "
+			      "committing it\n", golden);
+		return;
+	}
+	want = slurp(golden, &want_len);
+	if (!want) {
+		print_error("cannot read %s: %s (PERMSCOPE_UPDATE_GOLDEN=1 writes it)\n", golden,
+			    strerror(errno));
+		_fail(file, line);
+	}
+	if (want_len == len && !memcmp(want, text, len)) {
+		free(want);
+		return;
+	}
+	for (i = 0; i < want_len && i < len && want[i] == text[i]; i++)
+		if (want[i] == '\n')
+			lineno++;
+	snprintf(got, sizeof(got), "%s/permscope-%s.XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+	fd = mkstemp(got);
+	if (fd >= 0) {
+		close(fd);
+		write_file(got, text, len);
+	}
+	print_error("%s differs from the golden file, first at line %zu:\n", name, lineno);
+	testutil_print_line("golden: ", want, want_len, i);
+	testutil_print_line("now:    ", text, len, i);
+	if (fd >= 0)
+		print_error("see  diff -u %s %s\n", golden, got);
+	print_error("(PERMSCOPE_UPDATE_GOLDEN=1 rewrites the golden files; review the diff)\n");
+	free(want);
+	_fail(file, line);
+}
+
+/*
+ * TEXT (LEN bytes) equals tests/unit/golden/NAME byte for byte.  The one
+ * update rule: with PERMSCOPE_UPDATE_GOLDEN=1 the file is rewritten instead,
+ * and the test says so.  Otherwise a difference fails, showing the first line
+ * that differs and the `diff -u` to run against what was produced.
+ */
+#define assert_golden(name, text, len) testutil_golden((name), (text), (len), __FILE__, __LINE__)
+
+#endif
