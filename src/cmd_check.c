@@ -14,7 +14,7 @@
 
 struct check_cmd {
 	struct record_opts rec;
-	struct common_opts common;
+	struct output_opts out;
 };
 
 static error_t check_parse(int key, char *arg, struct argp_state *state)
@@ -25,7 +25,7 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &c->rec;
-		state->child_inputs[1] = &c->common;
+		state->child_inputs[1] = &c->out;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -38,7 +38,8 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child check_children[] = {
 	{ &record_argp, 0, "Which families and modes to try (-d, --pid, --comm are ignored):", 1 },
-	{ &common_argp, 0, "Output:", 2 },
+	{ &output_argp, 0, "Output:", 2 },
+	{ &common_argp, 0, 0, 2 },
 	{ 0 },
 };
 
@@ -86,7 +87,7 @@ int cmd_check(int argc, char **argv)
 	json_t *fams;
 
 	record_opts_init(&c.rec);
-	memset(&c.common, 0, sizeof(c.common));
+	memset(&c.out, 0, sizeof(c.out));
 	parse_command(&check_argp, argc, argv, &c);
 	uname(&u);
 	if (ensure_tracefs())
@@ -102,7 +103,7 @@ int cmd_check(int argc, char **argv)
 	if (!have_layout)
 		pr_warn("%s", err);
 
-	if (c.common.json) {
+	if (c.out.format == FORMAT_JSON) {
 		fams = json_object();
 		for (int f = 0; f < FAMILY_COUNT; f++) {
 			json_t *attempts = json_array();

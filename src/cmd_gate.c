@@ -28,7 +28,7 @@ static const char default_rules[] =
 enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES };
 
 struct gate_cmd {
-	struct common_opts common;
+	struct output_opts out;
 	const char *baseline, *current, *rules, *junit;
 	bool print_default_rules;
 };
@@ -49,7 +49,7 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->common;
+		state->child_inputs[0] = &c->out;
 		break;
 	case 'b':
 		c->baseline = arg;
@@ -82,6 +82,12 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child gate_children[] = {
+	{ &output_argp, 0, "Output:", 1 },
+	{ &common_argp, 0, 0, 1 },
+	{ 0 },
+};
+
 static const struct argp gate_argp = {
 	gate_options, gate_parse, "",
 	"Apply rules to a current profile and a baseline profile and give each rule "
@@ -96,7 +102,7 @@ static const struct argp gate_argp = {
 	"  permscope gate --baseline stock.json --current patched.json\n"
 	"  permscope gate -b base.json -c new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate --print-default-rules > ci.rules\n",
-	common_children, 0, 0,
+	gate_children, 0, 0,
 };
 
 /* json_string, never NULL: bytes that are not ASCII become '?'. */
@@ -373,7 +379,7 @@ int cmd_gate(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (c.common.json) {
+	if (c.out.format == FORMAT_JSON) {
 		if (print_json(&rs, res, count, ret))
 			ret = EXIT_USAGE;
 	} else {

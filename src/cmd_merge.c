@@ -12,7 +12,6 @@
 enum { OPT_ALLOW_MODE_MISMATCH = 0x300 };
 
 struct merge_cmd {
-	struct common_opts common;
 	const char *output;
 	bool allow_mode_mismatch;
 	char **inputs;
@@ -31,9 +30,6 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	struct merge_cmd *c = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->common;
-		break;
 	case 'o':
 		c->output = arg;
 		break;
@@ -57,6 +53,11 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child merge_children[] = {
+	{ &common_argp, 0, "Output:", 1 },
+	{ 0 },
+};
+
 static const struct argp merge_argp = {
 	merge_options, merge_parse, "PROFILE...",
 	"Merge recordings of the same workload into one profile: counters and "
@@ -67,7 +68,7 @@ static const struct argp merge_argp = {
 	"Example:\n"
 	"  for i in 1 2 3; do permscope record -o run$i.json -- make -j2; done\n"
 	"  permscope merge run1.json run2.json run3.json -o base.json\n",
-	common_children, 0, 0,
+	merge_children, 0, 0,
 };
 
 /* Append `src`'s runs (or src itself as one run) to `dst`. */

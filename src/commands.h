@@ -6,13 +6,28 @@
 #include <argp.h>
 #include <stdbool.h>
 
-/* -q, -v and -j, accepted by every command; input: struct common_opts *. */
-struct common_opts {
-	bool json;
-};
+/* -q and -v; no input. */
 extern const struct argp common_argp;
-/* argp children of a command whose only shared options are those. */
-extern const struct argp_child common_children[];
+
+/* What a command can print; every command with an output format offers text and json. */
+enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML, FORMAT_COUNT };
+#define FORMAT_BIT(f) (1u << (f))
+
+struct output_opts {
+	unsigned offered;          /* FORMAT_BIT()s the command can print, set before parsing */
+	enum output_format format; /* the format asked for, set when parsing ends */
+	/* as given, for output_argp's parser */
+	bool json;                 /* -j */
+	int given;                 /* --format, -1 when not given */
+};
+
+/*
+ * -j and --format FORMAT; input: struct output_opts *.  One rule for every
+ * command (output_format_resolve in cli.c): --format FORMAT prints FORMAT,
+ * -j is --format json, text is the default, and -j beside a --format that
+ * names another format is bad usage.
+ */
+extern const struct argp output_argp;
 
 /*
  * Parse a command's own arguments with argp, so that `--help` and errors

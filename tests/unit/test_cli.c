@@ -172,6 +172,43 @@ static void report_of_a_saved_profile_in_each_format(void **state)
 	assert_contains(out_text, "access,fast,calls,1000\n");
 }
 
+/* -j is --format json in every command that prints JSON; -j against --format is refused. */
+static void json_and_format_follow_one_rule_in_every_command(void **state)
+{
+	static const char *const cmds[] = { "report", "compare", "gate", "record", "check" };
+	char path[600];
+
+	(void)state;
+	write_profile(path, sizeof(path));
+	assert_int_equal(permscope("report", path, "-j", "--format", "json", NULL), 0);
+	assert_contains(out_text, "\"format\": \"permscope-report/1\"");
+	assert_int_equal(permscope("compare", path, path, "-j", NULL), 0);
+	assert_contains(out_text, "\"format\": \"permscope-compare/1\"");
+	assert_int_equal(permscope("compare", path, path, "--format", "json", NULL), 0);
+	assert_contains(out_text, "\"format\": \"permscope-compare/1\"");
+	assert_int_equal(permscope("gate", "-b", path, "-c", path, "--format", "json", NULL), 3);
+	assert_contains(out_text, "\"format\": \"permscope-gate/");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(permscope(cmds[i], "-j", "--format", "text", NULL), 2);
+		assert_contains(err_text, "-j is --format json, but --format text was given too "
+				"(give one of them)");
+		assert_int_equal(permscope(cmds[i], "--format", "yaml", NULL), 2);
+		assert_contains(err_text, "unknown format 'yaml'");
+		assert_int_equal(permscope(cmds[i], "--help", NULL), 0);
+		assert_contains(out_text, "--format=FORMAT        Print FORMAT: text (default)");
+		assert_contains(out_text, "-j, --json                 Print JSON: the same as --format "
+				"json");
+	}
+	assert_int_equal(permscope("report", path, "-j", "--format", "csv", NULL), 2);
+	assert_contains(err_text, "-j is --format json, but --format csv was given too");
+	assert_int_equal(permscope("compare", path, path, "--format", "html", "-j", NULL), 2);
+	assert_contains(err_text, "-j is --format json, but --format html was given too");
+	assert_int_equal(permscope("check", "--format", "csv", NULL), 2);
+	assert_contains(err_text, "unknown format 'csv' (expected text or json)");
+	assert_int_equal(permscope("report", path, "--format", "html", NULL), 2);
+	assert_contains(err_text, "unknown format 'html' (expected text, json or csv)");
+}
+
 static void report_output_file_is_written_whole_and_stdout_stays_empty(void **state)
 {
 	char path[600], out[700], text[65536];
@@ -235,6 +272,7 @@ int main(void)
 		cmocka_unit_test(unreadable_or_malformed_profiles_exit_2),
 		cmocka_unit_test(report_rejects_options_that_do_not_fit),
 		cmocka_unit_test(report_of_a_saved_profile_in_each_format),
+		cmocka_unit_test(json_and_format_follow_one_rule_in_every_command),
 		cmocka_unit_test(report_output_file_is_written_whole_and_stdout_stays_empty),
 		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
 	};
