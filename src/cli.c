@@ -9,16 +9,21 @@
 #include "commands.h"
 #include "util.h"
 
-/* ---- -q, -v ------------------------------------------------------------- */
+/* ---- -q and -v ---------------------------------------------------------- */
 
-static const struct argp_option common_options[] = {
-	{ "quiet", 'q', 0, 0, "No progress, notes or summary: only errors and the output asked "
-	  "for (the profile of record, the report of report)", -1 },
-	{ "verbose", 'v', 0, 0, "Explain more, including libbpf's log", -1 },
+static const struct argp_option quiet_options[] = {
+	{ "quiet", 'q', 0, 0, "No progress, notes or summary: only errors, warnings and the "
+	  "output asked for", 0 },
 	{ 0 },
 };
 
-static error_t common_parse(int key, char *arg, struct argp_state *state)
+static const struct argp_option bpf_verbose_options[] = {
+	{ "verbose", 'v', 0, 0, "Also print libbpf's log on stderr: why a mode did not load or "
+	  "attach", 0 },
+	{ 0 },
+};
+
+static error_t verbosity_parse(int key, char *arg, struct argp_state *state)
 {
 	(void)arg;
 	(void)state;
@@ -35,7 +40,8 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp common_argp = { common_options, common_parse, 0, 0, 0, 0, 0 };
+const struct argp quiet_argp = { quiet_options, verbosity_parse, 0, 0, 0, 0, 0 };
+const struct argp bpf_verbose_argp = { bpf_verbose_options, verbosity_parse, 0, 0, 0, 0, 0 };
 
 /* ---- -j and --format ---------------------------------------------------- */
 
@@ -136,6 +142,17 @@ static char *output_help(int key, const char *text, void *input)
 }
 
 const struct argp output_argp = { output_options, output_parse, 0, 0, 0, output_help, 0 };
+
+/* ---- grouping ----------------------------------------------------------- */
+
+error_t first_child_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = state->input;
+	return 0;
+}
 
 /* ---- running a command -------------------------------------------------- */
 

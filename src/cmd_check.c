@@ -36,10 +36,20 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -j/--format and -v (libbpf's log); check prints no progress for -q to silence. */
+static const struct argp_child check_output_children[] = {
+	{ &output_argp, 0, 0, 0 },
+	{ &bpf_verbose_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+static const struct argp check_output_argp = {
+	0, first_child_parse, 0, 0, check_output_children, 0, 0,
+};
+
 static const struct argp_child check_children[] = {
 	{ &record_argp, 0, "Which families and modes to try (-d, --pid, --comm are ignored):", 1 },
-	{ &output_argp, 0, "Output:", 2 },
-	{ &common_argp, 0, 0, 2 },
+	{ &check_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
 

@@ -54,9 +54,9 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* No -q (compare prints nothing but its output and errors), no -v (no BPF). */
 static const struct argp_child compare_children[] = {
 	{ &output_argp, 0, "Output:", 1 },
-	{ &common_argp, 0, 0, 1 },
 	{ 0 },
 };
 

@@ -82,9 +82,44 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* gate's own -q and -v: which verdict lines to print (gate loads no BPF). */
+static const struct argp_option gate_verbosity_options[] = {
+	{ "quiet", 'q', 0, 0, "Print only the rules that did not pass, and no summary line", 0 },
+	{ "verbose", 'v', 0, 0, "After each verdict line, print the rule and the file and line "
+	  "it came from", 0 },
+	{ 0 },
+};
+
+static error_t gate_verbosity_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	(void)state;
+	if (key == 'q')
+		verbosity = -1;
+	else if (key == 'v')
+		verbosity = 1;
+	else
+		return ARGP_ERR_UNKNOWN;
+	return 0;
+}
+
+static const struct argp gate_verbosity_argp = {
+	gate_verbosity_options, gate_verbosity_parse, 0, 0, 0, 0, 0,
+};
+
+/* -j/--format, -q and -v: one group, input struct output_opts. */
+static const struct argp_child gate_output_children[] = {
+	{ &output_argp, 0, 0, 0 },
+	{ &gate_verbosity_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+static const struct argp gate_output_argp = {
+	0, first_child_parse, 0, 0, gate_output_children, 0, 0,
+};
+
 static const struct argp_child gate_children[] = {
-	{ &output_argp, 0, "Output:", 1 },
-	{ &common_argp, 0, 0, 1 },
+	{ &gate_output_argp, 0, "Output:", 1 },
 	{ 0 },
 };
 

@@ -53,8 +53,9 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -q silences the note of what was merged; merge prints no JSON and loads no BPF. */
 static const struct argp_child merge_children[] = {
-	{ &common_argp, 0, "Output:", 1 },
+	{ &quiet_argp, 0, 0, 0 },
 	{ 0 },
 };
 

@@ -6,8 +6,13 @@
 #include <argp.h>
 #include <stdbool.h>
 
-/* -q and -v; no input. */
-extern const struct argp common_argp;
+/*
+ * The options commands share, each for the commands it means something to
+ * (no input): -q for those that print progress or notes, -v for those that
+ * load BPF programs (libbpf's log).
+ */
+extern const struct argp quiet_argp;
+extern const struct argp bpf_verbose_argp;
 
 /* What a command can print; every command with an output format offers text and json. */
 enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML, FORMAT_COUNT };
@@ -28,6 +33,13 @@ struct output_opts {
  * names another format is bad usage.
  */
 extern const struct argp output_argp;
+
+/*
+ * The parser of an argp that only groups others under one --help heading
+ * (`{ 0, first_child_parse, 0, 0, children }`): it hands its input to its
+ * first child.  Without a parser, argp would give the children no input.
+ */
+error_t first_child_parse(int key, char *arg, struct argp_state *state);
 
 /*
  * Parse a command's own arguments with argp, so that `--help` and errors

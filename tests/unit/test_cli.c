@@ -30,6 +30,11 @@
 		fail_msg("expected \"%s\" in:\n%s", (needle), (hay));          \
 } while (0)
 
+#define assert_not_contains(hay, needle) do {                                 \
+	if (strstr((hay), (needle)))                                          \
+		fail_msg("did not expect \"%s\" in:\n%s", (needle), (hay));   \
+} while (0)
+
 static void write_file(const char *name, const char *text, char *path, size_t size)
 {
 	FILE *f;
@@ -83,6 +88,56 @@ static void version_and_help_succeed(void **state)
 	assert_int_equal(permscope("report", "--help", NULL), 0);
 	assert_contains(out_text, "Usage: permscope report");
 	assert_contains(out_text, "--format");
+}
+
+/* -q where there is progress or a note to silence, -v where BPF loads, -j where JSON prints. */
+static void each_command_takes_only_the_common_options_that_mean_something_to_it(void **state)
+{
+	static const struct {
+		const char *cmd;
+		bool quiet, libbpf_log, json;
+	} cmds[] = {
+		{ "record", true, true, true },
+		{ "report", true, true, true },
+		{ "check", false, true, true },
+		{ "merge", true, false, false },
+		{ "compare", false, false, true },
+		{ "gate", true, false, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(permscope(cmds[i].cmd, "--help", NULL), 0);
+		if (cmds[i].quiet)
+			assert_contains(out_text, "  -q, --quiet ");
+		else
+			assert_not_contains(out_text, "--quiet");
+		if (cmds[i].libbpf_log)
+			assert_contains(out_text, "  -v, --verbose              Also print libbpf's log");
+		else
+			assert_not_contains(out_text, "libbpf");
+		if (cmds[i].json) {
+			assert_contains(out_text, "  -j, --json ");
+			assert_contains(out_text, "--format=FORMAT");
+		} else {
+			assert_not_contains(out_text, "--json");
+			assert_not_contains(out_text, "--format");
+		}
+	}
+	/* gate's -v shows where each rule came from: no BPF there */
+	assert_int_equal(permscope("gate", "--help", NULL), 0);
+	assert_contains(out_text, "  -v, --verbose              After each verdict line, print the "
+			"rule");
+	assert_int_equal(permscope("merge", "-j", "-o", "/nonexistent-dir/m.json", "x.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'j'");
+	assert_int_equal(permscope("merge", "-v", "-o", "/nonexistent-dir/m.json", "x.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'v'");
+	assert_int_equal(permscope("compare", "-v", "a.json", "b.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'v'");
+	assert_int_equal(permscope("compare", "-q", "a.json", "b.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'q'");
+	assert_int_equal(permscope("check", "-q", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'q'");
 }
 
 static void no_command_or_an_unknown_one_is_bad_usage(void **state)
@@ -266,6 +321,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(version_and_help_succeed),
+		cmocka_unit_test(each_command_takes_only_the_common_options_that_mean_something_to_it),
 		cmocka_unit_test(no_command_or_an_unknown_one_is_bad_usage),
 		cmocka_unit_test(bad_record_options_are_bad_usage),
 		cmocka_unit_test(recording_a_process_that_does_not_exist_is_bad_input),
