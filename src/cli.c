@@ -143,6 +143,32 @@ static char *output_help(int key, const char *text, void *input)
 
 const struct argp output_argp = { output_options, output_parse, 0, 0, 0, output_help, 0 };
 
+/* ---- families and modes ------------------------------------------------- */
+
+void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *state)
+{
+	char *save = NULL, *tok;
+
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		want[f] = false;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int f = family_by_name(tok);
+
+		if (f < 0)
+			argp_error(state, "unknown family '%s' (expected lookup, access or exec)", tok);
+		want[f] = true;
+	}
+}
+
+enum attach_mode parse_mode_arg(const char *name, struct argp_state *state)
+{
+	int m = mode_by_name(name);
+
+	if (m <= MODE_NONE)
+		argp_error(state, "unknown mode '%s' (expected fentry, kprobe or tracepoint)", name);
+	return m;
+}
+
 /* ---- grouping ----------------------------------------------------------- */
 
 error_t first_child_parse(int key, char *arg, struct argp_state *state)

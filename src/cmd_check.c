@@ -12,20 +12,35 @@
 #include "record.h"
 #include "util.h"
 
+enum { OPT_FAMILIES = 0x500, OPT_MODE };
+
 struct check_cmd {
-	struct record_opts rec;
+	struct record_opts rec; /* only .probe: which families, which modes */
 	struct output_opts out;
+};
+
+static const struct argp_option check_options[] = {
+	{ "families", OPT_FAMILIES, "LIST", 0,
+	  "Comma-separated families to try: lookup,access,exec (default: all)", 0 },
+	{ "mode", OPT_MODE, "MODE", 0,
+	  "Try only MODE: fentry, kprobe or tracepoint (default: each in that order, up to "
+	  "the first that works)", 0 },
+	{ 0 },
 };
 
 static error_t check_parse(int key, char *arg, struct argp_state *state)
 {
 	struct check_cmd *c = state->input;
 
-	(void)arg;
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->rec;
-		state->child_inputs[1] = &c->out;
+		state->child_inputs[0] = &c->out;
+		break;
+	case OPT_FAMILIES:
+		parse_families_arg(arg, c->rec.probe.want, state);
+		break;
+	case OPT_MODE:
+		c->rec.probe.only_mode = parse_mode_arg(arg, state);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -48,13 +63,12 @@ static const struct argp check_output_argp = {
 };
 
 static const struct argp_child check_children[] = {
-	{ &record_argp, 0, "Which families and modes to try (-d, --pid, --comm are ignored):", 1 },
 	{ &check_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
 
 static const struct argp check_argp = {
-	0, check_parse, "",
+	check_options, check_parse, 0,
 	"Try to load and attach every probe family the way 'record' would, detach "
 	"again, and read the layout of struct cred from the kernel's BTF.\v"
 	"Exit status 0 when every family tried can attach, 1 when one cannot.\n\n"

@@ -6,6 +6,8 @@
 #include <argp.h>
 #include <stdbool.h>
 
+#include "profile.h"
+
 /*
  * The options commands share, each for the commands it means something to
  * (no input): -q for those that print progress or notes, -v for those that
@@ -33,6 +35,15 @@ struct output_opts {
  * names another format is bad usage.
  */
 extern const struct argp output_argp;
+
+/*
+ * Option arguments that name families and modes, for the argp parsers of
+ * the commands that load probes: an unknown name is bad usage, with the
+ * names that exist.  --families LIST sets want[] to exactly the families
+ * in the comma-separated LIST (which strtok_r cuts up).
+ */
+void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *state);
+enum attach_mode parse_mode_arg(const char *name, struct argp_state *state);
 
 /*
  * The parser of an argp that only groups others under one --help heading

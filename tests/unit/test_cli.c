@@ -168,6 +168,30 @@ static void bad_record_options_are_bad_usage(void **state)
 	assert_int_equal(permscope("record", "--no-such-option", NULL), 2);
 }
 
+/* check tries families and modes: it neither lists nor takes record's other options. */
+static void check_takes_only_families_and_mode(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("check", "--help", NULL), 0);
+	assert_contains(out_text, "Usage: permscope check [OPTION...]\n");
+	assert_contains(out_text, "--families=LIST        Comma-separated families to try");
+	assert_contains(out_text, "--mode=MODE            Try only MODE");
+	assert_not_contains(out_text, "--duration");
+	assert_not_contains(out_text, "--pid");
+	assert_not_contains(out_text, "--comm");
+	assert_not_contains(out_text, "ignored");
+	assert_int_equal(permscope("check", "-d", "3", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'd'");
+	assert_int_equal(permscope("check", "--pid", "1", NULL), 2);
+	assert_contains(err_text, "unrecognized option '--pid'");
+	assert_int_equal(permscope("check", "--families", "access,dcache", NULL), 2);
+	assert_contains(err_text, "unknown family 'dcache' (expected lookup, access or exec)");
+	assert_int_equal(permscope("check", "--mode", "uprobe", NULL), 2);
+	assert_contains(err_text, "unknown mode 'uprobe' (expected fentry, kprobe or tracepoint)");
+	assert_int_equal(permscope("check", "extra", NULL), 2);
+	assert_contains(err_text, "unexpected argument 'extra'");
+}
+
 static void recording_a_process_that_does_not_exist_is_bad_input(void **state)
 {
 	(void)state;
@@ -324,6 +348,7 @@ int main(void)
 		cmocka_unit_test(each_command_takes_only_the_common_options_that_mean_something_to_it),
 		cmocka_unit_test(no_command_or_an_unknown_one_is_bad_usage),
 		cmocka_unit_test(bad_record_options_are_bad_usage),
+		cmocka_unit_test(check_takes_only_families_and_mode),
 		cmocka_unit_test(recording_a_process_that_does_not_exist_is_bad_input),
 		cmocka_unit_test(unreadable_or_malformed_profiles_exit_2),
 		cmocka_unit_test(report_rejects_options_that_do_not_fit),
