@@ -132,7 +132,8 @@ static const struct argp gate_argp = {
 	"had no verdict (its family did not record in a profile, or recorded in another "
 	"attach mode, or too few runs for 'significant'); 2 bad usage or bad input "
 	"(an unreadable or malformed profile or rules file, a rule that does not parse, "
-	"an unknown metric).\n\n"
+	"an unknown metric); 4 gate's environment failed (out of memory, the --junit file "
+	"or standard output could not be written), whatever the verdicts.\n\n"
 	"Examples:\n"
 	"  permscope gate --baseline stock.json --current patched.json\n"
 	"  permscope gate -b base.json -c new.json --rules ci.rules --junit gate.xml\n"
@@ -220,8 +221,8 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 		const struct rule_result *x = &res[i];
 		bool cur = x->has_values || x->n_current, base = x->has_values || x->n_baseline;
 
-		json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
-						       "s:o,s:s,s:o}",
+		if (json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
+							   "s:o,s:s,s:o}",
 			"rule", jstr(rs->r[i].text), "file", jstr(rs->file), "line", rs->r[i].line,
 			"metric", rs->r[i].metric, "op", rule_op_name(rs->r[i].op),
 			"threshold", x->has_values ? json_real(x->threshold) : json_null(),
@@ -230,7 +231,11 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 			"n_current", (json_int_t)x->n_current, "n_baseline", (json_int_t)x->n_baseline,
 			"p", x->tested ? json_real(x->p) : json_null(),
 			"verdict", verdict_names[x->verdict],
-			"reason", x->reason[0] ? jstr(x->reason) : json_null()));
+			"reason", x->reason[0] ? jstr(x->reason) : json_null()))) {
+			json_decref(rules);
+			pr_err("out of memory");
+			return -1;
+		}
 	}
 	root = json_pack("{s:s,s:s,s:i,s:o}", "format", "permscope-gate/1",
 			 "verdict", overall(count), "exit_status", status, "rules", rules);
@@ -242,7 +247,18 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 			 JSON_REAL_PRECISION(17));
 	json_decref(root);
 	putchar('\n');
+	if (err && !ferror(stdout))
+		pr_err("out of memory"); /* a failed write is stdout_flushed()'s to report */
 	return err;
+}
+
+/* Everything printed reached standard output; else an error and false. */
+static bool stdout_flushed(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	pr_err("writing to standard output failed: %s", strerror(errno ? errno : EIO));
+	return false;
 }
 
 /* Text for XML attributes and content: & < > " ' escaped, no control bytes. */
@@ -320,7 +336,10 @@ static int write_junit(const char *path, const struct rule_set *rs,
 	return err;
 }
 
-/* Rules from --rules or the built-in ones; EXIT_OK or EXIT_USAGE after the errors. */
+/*
+ * Rules from --rules or the built-in ones; EXIT_OK, or after the errors
+ * EXIT_USAGE (bad rules) or EXIT_ENV (out of memory).
+ */
 static int load_rules(const char *path, struct rule_set *rs)
 {
 	char *errors = NULL;
@@ -329,10 +348,11 @@ static int load_rules(const char *path, struct rule_set *rs)
 	n = path ? rules_read(path, rs, &errors)
 		 : rules_parse(default_rules, strlen(default_rules), DEFAULT_RULES_NAME, rs, &errors);
 	if (n < 0) {
-		if (n == -ENOMEM)
+		if (n == -ENOMEM) {
 			pr_err("out of memory");
-		else
-			pr_err("cannot read %s: %s", path, strerror(-n));
+			return EXIT_ENV;
+		}
+		pr_err("cannot read %s: %s", path, strerror(-n));
 		return EXIT_USAGE;
 	}
 	if (n > 0) {
@@ -368,7 +388,7 @@ int cmd_gate(int argc, char **argv)
 	parse_command(&gate_argp, argc, argv, &c);
 	if (c.print_default_rules) {
 		fputs(default_rules, stdout);
-		return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+		return stdout_flushed() ? EXIT_OK : EXIT_ENV;
 	}
 	ret = load_rules(c.rules, &rs);
 	if (ret)
@@ -390,7 +410,7 @@ int cmd_gate(int argc, char **argv)
 	res = calloc(rs.n, sizeof(*res));
 	if (!res) {
 		pr_err("out of memory");
-		ret = EXIT_USAGE;
+		ret = EXIT_ENV;
 		goto out;
 	}
 	for (size_t i = 0; i < rs.n; i++) {
@@ -405,25 +425,24 @@ int cmd_gate(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	ret = count[VERDICT_FAIL] ? EXIT_FAIL : count[VERDICT_NO_VERDICT] ? EXIT_NO_VERDICT : EXIT_OK;
+	ret = count[VERDICT_FAIL] ? EXIT_REGRESSION :
+	      count[VERDICT_NO_VERDICT] ? EXIT_NO_VERDICT : EXIT_OK;
 	if (c.junit) {
 		e = write_junit(c.junit, &rs, res, count);
 		if (e) {
 			pr_err("cannot write %s: %s", c.junit, strerror(-e));
-			ret = EXIT_USAGE;
+			ret = EXIT_ENV;
 			goto out;
 		}
 	}
 	if (c.out.format == FORMAT_JSON) {
 		if (print_json(&rs, res, count, ret))
-			ret = EXIT_USAGE;
+			ret = EXIT_ENV;
 	} else {
 		print_text(&rs, res, count);
 	}
-	if (fflush(stdout)) {
-		pr_err("writing to standard output failed: %s", strerror(errno));
-		ret = EXIT_USAGE;
-	}
+	if (!stdout_flushed())
+		ret = EXIT_ENV;
 out:
 	free(res);
 	rules_free(&rs);

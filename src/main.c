@@ -42,7 +42,8 @@ static void usage(FILE *out)
 		"  permscope record -o p.json -- make -j2  record a command and its children\n"
 		"  permscope report p.json --format json   the report of a saved profile, as JSON\n"
 		"\n'permscope COMMAND --help' explains a command.  Exit status: 0 success,\n"
-		"1 the job failed, 2 bad usage or bad input.\n");
+		"1 the job failed, 2 bad usage or bad input; gate adds 3 (a rule had no\n"
+		"verdict) and 4 (its environment failed: out of memory, an unwritable file).\n");
 }
 
 int main(int argc, char **argv)

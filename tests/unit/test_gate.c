@@ -706,9 +706,65 @@ static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
 	assert_contains(err_text, "--baseline FILE and --current FILE are required");
 	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "extra", NULL), 2);
 	assert_contains(err_text, "unexpected argument 'extra'");
+}
+
+/*
+ * permscope(...) with standard output on /dev/full, where every write fails
+ * with ENOSPC: the exit status, with stderr in err_text.
+ */
+static int permscope_into_dev_full(const char *first, ...)
+{
+	char *argv[32], err[600];
+	posix_spawn_file_actions_t fa;
+	int n = 0, status;
+	va_list ap;
+	pid_t pid;
+
+	argv[n++] = (char *)bin;
+	va_start(ap, first);
+	for (const char *a = first; a && n < 31; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/full", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	slurp(err, err_text, sizeof(err_text));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Exit 4: the gate judged, but could not deliver the verdicts; never 2, which is bad input. */
+static void gate_environment_failures_exit_4(void **state)
+{
+	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json");
+	char msg[700];
+
+	(void)state;
+	write_profiles();
 	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "--junit",
-				   "/nonexistent-dir/g.xml", NULL), 2);
-	assert_contains(err_text, "Error: cannot write /nonexistent-dir/g.xml");
+				   "/nonexistent-dir/x.xml", NULL), 4);
+	assert_contains(err_text, "Error: cannot write /nonexistent-dir/x.xml: No such file or "
+			"directory\n");
+	assert_string_equal(out_text, "");
+	/* a directory where the JUnit file should go */
+	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "--junit", tmpdir, NULL), 4);
+	snprintf(msg, sizeof(msg), "Error: cannot write %s: ", tmpdir);
+	assert_contains(err_text, msg);
+	assert_string_equal(out_text, "");
+	/* standard output that cannot be written: text, JSON, the default rules */
+	assert_int_equal(permscope_into_dev_full("gate", "-b", stock, "-c", fast, NULL), 4);
+	assert_contains(err_text, "Error: writing to standard output failed: No space left on "
+			"device\n");
+	assert_int_equal(permscope_into_dev_full("gate", "-b", fast, "-c", stock, "-j", NULL), 4);
+	assert_contains(err_text, "Error: writing to standard output failed: No space left on "
+			"device\n");
+	assert_int_equal(permscope_into_dev_full("gate", "--print-default-rules", NULL), 4);
+	assert_contains(err_text, "Error: writing to standard output failed: No space left on "
+			"device\n");
 }
 
 static void gate_significance_in_the_output(void **state)
@@ -920,6 +976,7 @@ int main(void)
 		cmocka_unit_test(significance_over_runs),
 		cmocka_unit_test(gate_exit_statuses_and_text_output),
 		cmocka_unit_test(gate_bad_input_exits_2_and_evaluates_nothing),
+		cmocka_unit_test(gate_environment_failures_exit_4),
 		cmocka_unit_test(gate_significance_in_the_output),
 		cmocka_unit_test(gate_json_output_parses),
 		cmocka_unit_test(gate_junit_file),
