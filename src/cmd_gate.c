@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * permscope gate: pass or fail a profile against a baseline and rules, for
+ * permscope gate: pass or fail a new profile against a base profile and rules, for
  * CI.  The contract (rules, evaluation, exit statuses) is docs/gate-rules.md.
  */
 #include <errno.h>
@@ -15,27 +15,32 @@
 #include "util.h"
 
 #define DEFAULT_RULES_NAME "(default rules)"
+/* /2: "new", "base", "n_new", "n_base" were "current", "baseline", "n_current", "n_baseline" */
+#define GATE_FORMAT "permscope-gate/2"
 
 static const char default_rules[] =
 	"# permscope gate's default rules: no violation, and no fast path lost\n"
-	"# against the baseline (1 percentage point of slack on the shares).\n"
+	"# against the base profile (1 percentage point of slack on the shares).\n"
 	"access.unsafe == 0\n"
-	"access.avoidable_per_call <= baseline + 0.01\n"
-	"exec.enoent_early_share >= baseline - 0.01\n"
+	"access.avoidable_per_call <= base + 0.01\n"
+	"exec.enoent_early_share >= base - 0.01\n"
 	"lookup.violations == 0\n"
-	"lookup.did_skip_ratio >= baseline - 0.01\n";
+	"lookup.did_skip_ratio >= base - 0.01\n";
 
 enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES };
 
 struct gate_cmd {
 	struct output_opts out;
-	const char *baseline, *current, *rules, *junit;
+	const char *base, *new, *rules, *junit;
 	bool print_default_rules;
 };
 
 static const struct argp_option gate_options[] = {
-	{ "baseline", 'b', "FILE", 0, "The baseline profile (required)", 0 },
-	{ "current", 'c', "FILE", 0, "The profile under test (required)", 0 },
+	{ "base", 'b', "FILE", 0, "The profile to compare with: the stock kernel, the last good "
+	  "build (required)", 0 },
+	{ "baseline", 0, 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* its name until gate/2 */
+	{ "new", 'n', "FILE", 0, "The profile under test (required)", 0 },
+	{ "current", 'c', 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* -c, --current until gate/2 */
 	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
 	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
@@ -52,10 +57,11 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &c->out;
 		break;
 	case 'b':
-		c->baseline = arg;
+		c->base = arg;
 		break;
+	case 'n':
 	case 'c':
-		c->current = arg;
+		c->new = arg;
 		break;
 	case 'r':
 		c->rules = arg;
@@ -67,14 +73,14 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		c->print_default_rules = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s' (profiles go with --baseline and "
-			   "--current)", arg);
+		argp_error(state, "unexpected argument '%s' (profiles go with --base and --new)",
+			   arg);
 		break;
 	case ARGP_KEY_END:
 		if (c->print_default_rules)
 			break;
-		if (!c->baseline || !c->current)
-			argp_error(state, "--baseline FILE and --current FILE are required");
+		if (!c->base || !c->new)
+			argp_error(state, "--base FILE and --new FILE are required");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -124,10 +130,10 @@ static const struct argp_child gate_children[] = {
 };
 
 static const struct argp gate_argp = {
-	gate_options, gate_parse, "",
-	"Apply rules to a current profile and a baseline profile and give each rule "
-	"a verdict: PASS, FAIL or NO-VERDICT.  A rule is 'METRIC OP EXPR [significant]', "
-	"e.g. 'exec.enoent.latency.p50 <= baseline * 1.10'; see docs/gate-rules.md.\v"
+	gate_options, gate_parse, "--base=BASE --new=NEW\n--print-default-rules",
+	"Judge a new profile against a base profile by rules, and give each rule a "
+	"verdict: PASS, FAIL or NO-VERDICT.  A rule is 'METRIC OP EXPR [significant]', "
+	"e.g. 'exec.enoent.latency.p50 <= base * 1.10'; see docs/gate-rules.md.\v"
 	"Exit status: 0 every rule passed; 1 a rule failed; 3 no rule failed but one "
 	"had no verdict (its family did not record in a profile, or recorded in another "
 	"attach mode, or too few runs for 'significant'); 2 bad usage or bad input "
@@ -135,8 +141,8 @@ static const struct argp gate_argp = {
 	"an unknown metric); 4 gate's environment failed (out of memory, the --junit file "
 	"or standard output could not be written), whatever the verdicts.\n\n"
 	"Examples:\n"
-	"  permscope gate --baseline stock.json --current patched.json\n"
-	"  permscope gate -b base.json -c new.json --rules ci.rules --junit gate.xml\n"
+	"  permscope gate --base stock.json --new patched.json\n"
+	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate --print-default-rules > ci.rules\n",
 	gate_children, 0, 0,
 };
@@ -160,7 +166,7 @@ static json_t *jstr(const char *s)
 	return j ? j : json_null();
 }
 
-/* "current X  baseline Y  threshold OP Z[  p=P]", the values of a verdict. */
+/* "new X  base Y  threshold OP Z[  p=P]", the values of a verdict. */
 static void values_text(const struct rule *r, const struct rule_result *res, char *buf,
 			size_t size)
 {
@@ -168,12 +174,12 @@ static void values_text(const struct rule *r, const struct rule_result *res, cha
 
 	buf[0] = 0;
 	if (res->has_values)
-		off = snprintf(buf, size, "current %.6g  baseline %.6g  threshold %s %.6g",
-			       res->current, res->baseline, rule_op_name(r->op), res->threshold);
-	else if (res->n_current)
-		off = snprintf(buf, size, "current %.6g", res->current);
-	else if (res->n_baseline)
-		off = snprintf(buf, size, "baseline %.6g", res->baseline);
+		off = snprintf(buf, size, "new %.6g  base %.6g  threshold %s %.6g",
+			       res->new, res->base, rule_op_name(r->op), res->threshold);
+	else if (res->n_new)
+		off = snprintf(buf, size, "new %.6g", res->new);
+	else if (res->n_base)
+		off = snprintf(buf, size, "base %.6g", res->base);
 	if (res->tested && off < size)
 		snprintf(buf + off, size - off, "%s%sp=%.2g", off ? "  " : "",
 			 res->not_significant ? "~ " : "", res->p);
@@ -219,16 +225,16 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct rule_result *x = &res[i];
-		bool cur = x->has_values || x->n_current, base = x->has_values || x->n_baseline;
+		bool new = x->has_values || x->n_new, base = x->has_values || x->n_base;
 
 		if (json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
 							   "s:o,s:s,s:o}",
 			"rule", jstr(rs->r[i].text), "file", jstr(rs->file), "line", rs->r[i].line,
 			"metric", rs->r[i].metric, "op", rule_op_name(rs->r[i].op),
 			"threshold", x->has_values ? json_real(x->threshold) : json_null(),
-			"current", cur ? json_real(x->current) : json_null(),
-			"baseline", base ? json_real(x->baseline) : json_null(),
-			"n_current", (json_int_t)x->n_current, "n_baseline", (json_int_t)x->n_baseline,
+			"new", new ? json_real(x->new) : json_null(),
+			"base", base ? json_real(x->base) : json_null(),
+			"n_new", (json_int_t)x->n_new, "n_base", (json_int_t)x->n_base,
 			"p", x->tested ? json_real(x->p) : json_null(),
 			"verdict", verdict_names[x->verdict],
 			"reason", x->reason[0] ? jstr(x->reason) : json_null()))) {
@@ -237,7 +243,7 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 			return -1;
 		}
 	}
-	root = json_pack("{s:s,s:s,s:i,s:o}", "format", "permscope-gate/1",
+	root = json_pack("{s:s,s:s,s:i,s:o}", "format", GATE_FORMAT,
 			 "verdict", overall(count), "exit_status", status, "rules", rules);
 	if (!root) {
 		pr_err("out of memory");
@@ -377,7 +383,7 @@ static int load_rules(const char *path, struct rule_set *rs)
 int cmd_gate(int argc, char **argv)
 {
 	struct gate_cmd c = {0};
-	struct profile base, cur;
+	struct profile base, new;
 	struct rule_set rs;
 	struct rule_result *res = NULL;
 	size_t count[3] = {0};
@@ -394,13 +400,13 @@ int cmd_gate(int argc, char **argv)
 	if (ret)
 		return ret;
 	profile_init(&base);
-	profile_init(&cur);
-	if (profile_read(c.baseline, &base, err, sizeof(err))) {
-		pr_err("%s: %s", c.baseline, err);
+	profile_init(&new);
+	if (profile_read(c.base, &base, err, sizeof(err))) {
+		pr_err("%s: %s", c.base, err);
 		bad = true;
 	}
-	if (profile_read(c.current, &cur, err, sizeof(err))) {
-		pr_err("%s: %s", c.current, err);
+	if (profile_read(c.new, &new, err, sizeof(err))) {
+		pr_err("%s: %s", c.new, err);
 		bad = true;
 	}
 	if (bad) {
@@ -414,7 +420,7 @@ int cmd_gate(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < rs.n; i++) {
-		if (rule_evaluate(&rs.r[i], &base, &cur, &res[i], err, sizeof(err))) {
+		if (rule_evaluate(&rs.r[i], &base, &new, &res[i], err, sizeof(err))) {
 			pr_err("%s", err);
 			bad = true;
 			continue;
@@ -447,6 +453,6 @@ out:
 	free(res);
 	rules_free(&rs);
 	profile_free(&base);
-	profile_free(&cur);
+	profile_free(&new);
 	return ret;
 }

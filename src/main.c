@@ -25,7 +25,7 @@ static const struct command {
 	{ "check", cmd_check, "which families can attach here, and struct cred's cacheline layout" },
 	{ "merge", cmd_merge, "several recordings of one workload as one profile of runs" },
 	{ "compare", cmd_compare, "two profiles side by side, with statistics over runs" },
-	{ "gate", cmd_gate, "pass or fail a profile against a baseline and rules, for CI" },
+	{ "gate", cmd_gate, "pass or fail a new profile against a base profile by rules, for CI" },
 };
 
 static void usage(FILE *out)

@@ -265,7 +265,7 @@ static void json_and_format_follow_one_rule_in_every_command(void **state)
 	assert_contains(out_text, "\"format\": \"permscope-compare/1\"");
 	assert_int_equal(permscope("compare", path, path, "--format", "json", NULL), 0);
 	assert_contains(out_text, "\"format\": \"permscope-compare/1\"");
-	assert_int_equal(permscope("gate", "-b", path, "-c", path, "--format", "json", NULL), 3);
+	assert_int_equal(permscope("gate", "-b", path, "-n", path, "--format", "json", NULL), 3);
 	assert_contains(out_text, "\"format\": \"permscope-gate/");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		assert_int_equal(permscope(cmds[i], "-j", "--format", "text", NULL), 2);
