@@ -70,7 +70,7 @@ static const struct argp compare_argp = {
 	"and a 95% confidence interval of the difference (JSON); '~' marks a "
 	"difference that is not significant (p >= 0.05).  A family that attached "
 	"in different modes on the two sides is refused unless "
-	"--allow-mode-mismatch: a probe's mode changes what it costs and sees.\n\n"
+	"--allow-mode-mismatch: " MODE_MISMATCH_WHY ".\n\n"
 	"Examples:\n"
 	"  permscope compare stock.json patched.json\n"
 	"  permscope compare base.json new.json --format html -o compare.html\n",
@@ -82,7 +82,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare_cmd c = { .out.offered = FORMAT_BIT(FORMAT_HTML) };
 	struct profile p[2];
 	struct compare cmp = {0};
-	char err[512], *buf = NULL;
+	char err[512], why[256], *buf = NULL;
 	size_t len = 0;
 	FILE *out;
 	int ret = EXIT_OK;
@@ -95,13 +95,9 @@ int cmd_compare(int argc, char **argv)
 				profile_free(&p[0]);
 			return EXIT_USAGE;
 		}
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		if (p[0].fam[f].status == FAMILY_OK && p[1].fam[f].status == FAMILY_OK &&
-		    p[0].fam[f].mode != p[1].fam[f].mode && !c.allow_mode_mismatch) {
-			pr_err("the %s family attached with %s in %s but %s in %s: a mode changes what "
-			      "a probe sees and costs (--allow-mode-mismatch compares anyway)",
-			      family_name(f), mode_name(p[0].fam[f].mode), c.paths[0],
-			      mode_name(p[1].fam[f].mode), c.paths[1]);
+	for (int f = 0; f < FAMILY_COUNT && !c.allow_mode_mismatch; f++)
+		if (family_modes_differ(&p[0], c.paths[0], &p[1], c.paths[1], f, why, sizeof(why))) {
+			pr_err("%s: " MODE_MISMATCH_WHY " (--allow-mode-mismatch compares anyway)", why);
 			ret = EXIT_USAGE;
 			goto out;
 		}

@@ -58,6 +58,12 @@ error_t first_child_parse(int key, char *arg, struct argp_state *state);
  */
 int parse_command(const struct argp *argp, int argc, char **argv, void *input);
 
+/*
+ * Why compare and merge refuse profiles whose families attached in different
+ * modes (family_modes_differ() says which); --allow-mode-mismatch overrides.
+ */
+#define MODE_MISMATCH_WHY "an attach mode changes what a probe sees and costs"
+
 /* Print a rendered document to stdout, or atomically to `path`. */
 int emit_output(const char *path, const char *data, size_t len);
 

@@ -544,13 +544,10 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 									      : new->fam[f].status));
 		return 0;
 	}
-	if (base->fam[f].mode != new->fam[f].mode) {
-		snprintf(res->reason, sizeof(res->reason),
-			 "the %s family recorded in %s mode in the base profile but in %s mode in the "
-			 "new profile", family_name(f), mode_name(base->fam[f].mode),
-			 mode_name(new->fam[f].mode));
+	/* the one mode-mismatch test; gate's answer to it is NO-VERDICT */
+	if (family_modes_differ(base, "the base profile", new, "the new profile", f, res->reason,
+				sizeof(res->reason)))
 		return 0;
-	}
 	res->n_base = metric_samples(base, r->metric, &xb);
 	res->n_new = metric_samples(new, r->metric, &xn);
 	if (!res->n_base && !res->n_new) {

@@ -46,8 +46,8 @@ static void write_file(const char *name, const char *text, char *path, size_t si
 	fclose(f);
 }
 
-/* A small valid profile written through the real writer. */
-static void write_profile(char *path, size_t size)
+/* A small valid profile written through the real writer, access in mode `m`, as tmpdir/name. */
+static void write_profile_as(const char *name, enum attach_mode m, char *path, size_t size)
 {
 	struct profile p;
 
@@ -57,7 +57,7 @@ static void write_profile(char *path, size_t size)
 	p.start_ns = 1700000000ULL * 1000000000ULL;
 	p.end_ns = p.start_ns + 5000000000ULL;
 	p.fam[FAMILY_ACCESS].status = FAMILY_OK;
-	p.fam[FAMILY_ACCESS].mode = MODE_TRACEPOINT;
+	p.fam[FAMILY_ACCESS].mode = m;
 	p.access.calls[ACCESS_FAST] = 1000;
 	p.access.latency[ACCESS_FAST].slots[9] = 1000; /* [512, 1024) ns */
 	p.access.latency[ACCESS_FAST].count = 1000;
@@ -68,9 +68,14 @@ static void write_profile(char *path, size_t size)
 	p.fam[FAMILY_LOOKUP].attempts[0].mode = MODE_FENTRY;
 	p.fam[FAMILY_LOOKUP].attempts[0].err = 1;
 	strcpy(p.fam[FAMILY_LOOKUP].attempts[0].why, "load: EPERM; refused here");
-	snprintf(path, size, "%s/good.json", tmpdir);
+	snprintf(path, size, "%s/%s", tmpdir, name);
 	assert_int_equal(profile_write(&p, path), 0);
 	profile_free(&p);
+}
+
+static void write_profile(char *path, size_t size)
+{
+	write_profile_as("good.json", MODE_TRACEPOINT, path, size);
 }
 
 static void version_and_help_succeed(void **state)
@@ -288,6 +293,41 @@ static void json_and_format_follow_one_rule_in_every_command(void **state)
 	assert_contains(err_text, "unknown format 'html' (expected text, json or csv)");
 }
 
+/* compare and merge refuse what gate gives no verdict on, in the same words. */
+static void a_family_in_two_attach_modes_is_refused_unless_allowed(void **state)
+{
+	char tp[600], fe[600], merged[700], msg[2048];
+
+	(void)state;
+	write_profile(tp, sizeof(tp));
+	write_profile_as("fentry.json", MODE_FENTRY, fe, sizeof(fe));
+	snprintf(merged, sizeof(merged), "%s/merged.json", tmpdir);
+
+	assert_int_equal(permscope("compare", tp, fe, NULL), 2);
+	snprintf(msg, sizeof(msg), "Error: the access family attached with tracepoint in %s but "
+		 "fentry in %s: an attach mode changes what a probe sees and costs "
+		 "(--allow-mode-mismatch compares anyway)\n", tp, fe);
+	assert_string_equal(err_text, msg);
+	assert_string_equal(out_text, "");
+	assert_int_equal(permscope("compare", tp, fe, "--allow-mode-mismatch", NULL), 0);
+	assert_contains(out_text, "permscope compare");
+
+	assert_int_equal(permscope("merge", tp, fe, "-o", merged, NULL), 2);
+	snprintf(msg, sizeof(msg), "Error: the access family attached with tracepoint in %s but "
+		 "fentry in %s: an attach mode changes what a probe sees and costs "
+		 "(--allow-mode-mismatch merges anyway)\n", tp, fe);
+	assert_string_equal(err_text, msg);
+	assert_int_equal(access(merged, F_OK), -1);
+	assert_int_equal(permscope("merge", "-q", tp, fe, "-o", merged, "--allow-mode-mismatch",
+				   NULL), 0);
+	assert_string_equal(err_text, "");
+	assert_int_equal(access(merged, F_OK), 0);
+
+	assert_int_equal(permscope("gate", "-b", tp, "-n", fe, NULL), 3);
+	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
+			"tracepoint in the base profile but fentry in the new profile\n");
+}
+
 static void report_output_file_is_written_whole_and_stdout_stays_empty(void **state)
 {
 	char path[600], out[700], text[65536];
@@ -331,6 +371,7 @@ static int teardown(void **state)
 	char path[700];
 	static const char *const files[] = {
 		"stdout", "stderr", "trunc.json", "v2.json", "other.json", "good.json", "report.csv",
+		"fentry.json", "merged.json",
 	};
 
 	(void)state;
@@ -354,6 +395,7 @@ int main(void)
 		cmocka_unit_test(report_rejects_options_that_do_not_fit),
 		cmocka_unit_test(report_of_a_saved_profile_in_each_format),
 		cmocka_unit_test(json_and_format_follow_one_rule_in_every_command),
+		cmocka_unit_test(a_family_in_two_attach_modes_is_refused_unless_allowed),
 		cmocka_unit_test(report_output_file_is_written_whole_and_stdout_stays_empty),
 		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
 	};

@@ -487,8 +487,8 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 	access_profile(&lk, MODE_FENTRY, 0);
 	evaluate("access.unsafe == 0", &tp, &lk, &res);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
-	assert_string_equal(res.reason, "the access family recorded in tracepoint mode in the "
-			    "base profile but in fentry mode in the new profile");
+	assert_string_equal(res.reason, "the access family attached with tracepoint in the base "
+			    "profile but fentry in the new profile");
 	profile_free(&a);
 	profile_free(&b);
 	profile_free(&tp);
@@ -663,8 +663,8 @@ static void gate_exit_statuses_and_text_output(void **state)
 	/* mode mismatch */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", tmp_path("fentry.json"), "-r", rules,
 				   NULL), 3);
-	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family recorded in "
-			"tracepoint mode in the base profile but in fentry mode in the new profile\n");
+	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
+			"tracepoint in the base profile but fentry in the new profile\n");
 }
 
 /* Scripts written for gate/1 keep working: --baseline, --current and -c, `baseline` in rules. */
@@ -947,8 +947,8 @@ static void gate_junit_file(void **state)
 		"threshold &gt;= 0.94\"/>\n"
 		"  </testcase>\n"
 		"  <testcase classname=\"permscope.gate\" name=\"access.unsafe == 0\">\n"
-		"    <skipped message=\"the access family recorded in tracepoint mode in the base "
-		"profile but in fentry mode in the new profile\"/>\n"
+		"    <skipped message=\"the access family attached with tracepoint in the base "
+		"profile but fentry in the new profile\"/>\n"
 		"  </testcase>\n"
 		"</testsuite>\n");
 	/* the text output is printed as well */
