@@ -36,10 +36,10 @@ struct gate_cmd {
 };
 
 static const struct argp_option gate_options[] = {
-	{ "base", 'b', "FILE", 0, "The profile to compare with: the stock kernel, the last good "
+	{ "base", 'b', "BASE", 0, "The profile to compare with: the stock kernel, the last good "
 	  "build (required)", 0 },
 	{ "baseline", 0, 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* its name until gate/2 */
-	{ "new", 'n', "FILE", 0, "The profile under test (required)", 0 },
+	{ "new", 'n', "NEW", 0, "The profile under test (required)", 0 },
 	{ "current", 'c', 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* -c, --current until gate/2 */
 	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
@@ -80,7 +80,7 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		if (c->print_default_rules)
 			break;
 		if (!c->base || !c->new)
-			argp_error(state, "--base FILE and --new FILE are required");
+			argp_error(state, "--base BASE and --new NEW are required");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -689,8 +689,8 @@ static void gate_takes_the_old_spellings_of_base_and_new(void **state)
 	assert_string_equal(err_text, "");
 	/* the old spellings are not advertised */
 	assert_int_equal(permscope("gate", "--help", NULL), 0);
-	assert_contains(out_text, "  -b, --base=FILE ");
-	assert_contains(out_text, "  -n, --new=FILE ");
+	assert_contains(out_text, "  -b, --base=BASE ");
+	assert_contains(out_text, "  -n, --new=NEW ");
 	assert_null(strstr(out_text, "--baseline"));
 	assert_null(strstr(out_text, "--current"));
 	assert_null(strstr(out_text, "-c,"));
@@ -738,7 +738,7 @@ static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
 	assert_string_equal(out_text, "");
 
 	assert_int_equal(permscope("gate", "-b", stock, NULL), 2);
-	assert_contains(err_text, "--base FILE and --new FILE are required");
+	assert_contains(err_text, "--base BASE and --new NEW are required");
 	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "extra", NULL), 2);
 	assert_contains(err_text, "unexpected argument 'extra'");
 }
