@@ -2,7 +2,6 @@
 /* permscope compare BASE NEW: the command around src/compare.c. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "compare.h"

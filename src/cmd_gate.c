@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * permscope gate: pass or fail a new profile against a base profile and rules, for
- * CI.  The contract (rules, evaluation, exit statuses) is docs/gate-rules.md.
+ * permscope gate: pass or fail a new profile against a base profile by rules,
+ * for CI.  The contract (rules, evaluation, exit statuses) is
+ * docs/gate-rules.md.
  */
 #include <errno.h>
 #include <jansson.h>
