@@ -3,24 +3,30 @@
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "util.h"
 
-static const struct argp_option common_options[] = {
-	{ "quiet", 'q', 0, 0, "No progress, notes or summary: only errors and the output asked "
-	  "for (the profile of record, the report of report)", -1 },
-	{ "verbose", 'v', 0, 0, "Explain more, including libbpf's log", -1 },
-	{ "json", 'j', 0, 0, "Print JSON instead of text", -1 },
+/* ---- -q and -v ---------------------------------------------------------- */
+
+static const struct argp_option quiet_options[] = {
+	{ "quiet", 'q', 0, 0, "No progress, notes or summary: only errors, warnings and the "
+	  "output asked for", 0 },
 	{ 0 },
 };
 
-static error_t common_parse(int key, char *arg, struct argp_state *state)
-{
-	struct common_opts *c = state->input;
+static const struct argp_option bpf_verbose_options[] = {
+	{ "verbose", 'v', 0, 0, "Also print libbpf's log on stderr: why a mode did not load or "
+	  "attach", 0 },
+	{ 0 },
+};
 
+static error_t verbosity_parse(int key, char *arg, struct argp_state *state)
+{
 	(void)arg;
+	(void)state;
 	switch (key) {
 	case 'q':
 		verbosity = -1;
@@ -28,9 +34,92 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		verbosity = 1;
 		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp quiet_argp = { quiet_options, verbosity_parse, 0, 0, 0, 0, 0 };
+const struct argp bpf_verbose_argp = { bpf_verbose_options, verbosity_parse, 0, 0, 0, 0, 0 };
+
+/* ---- -j and --format ---------------------------------------------------- */
+
+enum { OPT_FORMAT = 0x1000 };
+
+static const char *const format_names[FORMAT_COUNT] = {
+	[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json", [FORMAT_CSV] = "csv",
+	[FORMAT_HTML] = "html",
+};
+
+static const struct argp_option output_options[] = {
+	{ "format", OPT_FORMAT, "FORMAT", 0, "Print FORMAT: text (default) or json", 0 },
+	{ "json", 'j', 0, 0, "Print JSON: the same as --format json", 0 },
+	{ 0 },
+};
+
+static unsigned offered(const struct output_opts *o)
+{
+	return o->offered | FORMAT_BIT(FORMAT_TEXT) | FORMAT_BIT(FORMAT_JSON);
+}
+
+/* "text, json or csv", the formats `o` offers; "text (default), ..." for help. */
+static void format_list(const struct output_opts *o, bool help, char *buf, size_t size)
+{
+	size_t off = 0;
+	int n = 0, total = __builtin_popcount(offered(o));
+
+	buf[0] = 0;
+	for (int f = 0; f < FORMAT_COUNT && off < size; f++) {
+		if (!(offered(o) & FORMAT_BIT(f)))
+			continue;
+		n++;
+		off += snprintf(buf + off, size - off, "%s%s%s", n == 1 ? "" : n == total ? " or " : ", ",
+				format_names[f], help && f == FORMAT_TEXT ? " (default)" : "");
+	}
+}
+
+/*
+ * The one rule for -j and --format, for every command: --format FORMAT
+ * prints FORMAT, -j is --format json, and text is the default.  -j beside
+ * a --format that names another format is refused: neither may win
+ * silently over the other.
+ */
+static void output_format_resolve(struct output_opts *o, struct argp_state *state)
+{
+	if (o->json && o->given >= 0 && o->given != FORMAT_JSON)
+		argp_error(state, "-j is --format json, but --format %s was given too (give one of "
+			   "them)", format_names[o->given]);
+	o->format = o->json ? FORMAT_JSON : o->given >= 0 ? (enum output_format)o->given : FORMAT_TEXT;
+}
+
+static error_t output_parse(int key, char *arg, struct argp_state *state)
+{
+	struct output_opts *o = state->input;
+	char list[96];
+	int f;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		o->json = false;
+		o->given = -1;
+		o->format = FORMAT_TEXT;
+		break;
 	case 'j':
-		if (c)
-			c->json = true;
+		o->json = true;
+		break;
+	case OPT_FORMAT:
+		for (f = 0; f < FORMAT_COUNT; f++)
+			if ((offered(o) & FORMAT_BIT(f)) && !strcmp(arg, format_names[f]))
+				break;
+		if (f == FORMAT_COUNT) {
+			format_list(o, false, list, sizeof(list));
+			argp_error(state, "unknown format '%s' (expected %s)", arg, list);
+		}
+		o->given = f;
+		break;
+	case ARGP_KEY_END:
+		output_format_resolve(o, state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -38,12 +127,60 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp common_argp = { common_options, common_parse, 0, 0, 0, 0, 0 };
+/* --format's help names the formats of the command at hand. */
+static char *output_help(int key, const char *text, void *input)
+{
+	const struct output_opts *o = input;
+	char list[96], *s;
 
-const struct argp_child common_children[] = {
-	{ &common_argp, 0, "Output:", 1 },
-	{ 0 },
-};
+	if (key != OPT_FORMAT || !o)
+		return (char *)text;
+	format_list(o, true, list, sizeof(list));
+	if (asprintf(&s, "Print FORMAT: %s", list) < 0)
+		return (char *)text;
+	return s;
+}
+
+const struct argp output_argp = { output_options, output_parse, 0, 0, 0, output_help, 0 };
+
+/* ---- families and modes ------------------------------------------------- */
+
+void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *state)
+{
+	char *save = NULL, *tok;
+
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		want[f] = false;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int f = family_by_name(tok);
+
+		if (f < 0)
+			argp_error(state, "unknown family '%s' (expected lookup, access or exec)", tok);
+		want[f] = true;
+	}
+}
+
+enum attach_mode parse_mode_arg(const char *name, struct argp_state *state)
+{
+	int m = mode_by_name(name);
+
+	if (m <= MODE_NONE)
+		argp_error(state, "unknown mode '%s' (expected fentry, kprobe or tracepoint)", name);
+	return m;
+}
+
+/* ---- grouping ----------------------------------------------------------- */
+
+error_t first_child_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = state->input;
+	return 0;
+}
+
+/* ---- running a command -------------------------------------------------- */
 
 int parse_command(const struct argp *argp, int argc, char **argv, void *input)
 {
@@ -77,4 +214,3 @@ int emit_output(const char *path, const char *data, size_t len)
 	}
 	return EXIT_OK;
 }
-

@@ -12,20 +12,35 @@
 #include "record.h"
 #include "util.h"
 
+enum { OPT_FAMILIES = 0x500, OPT_MODE };
+
 struct check_cmd {
-	struct record_opts rec;
-	struct common_opts common;
+	struct record_opts rec; /* only .probe: which families, which modes */
+	struct output_opts out;
+};
+
+static const struct argp_option check_options[] = {
+	{ "families", OPT_FAMILIES, "LIST", 0,
+	  "Comma-separated families to try: lookup,access,exec (default: all)", 0 },
+	{ "mode", OPT_MODE, "MODE", 0,
+	  "Try only MODE: fentry, kprobe or tracepoint (default: each in that order, up to "
+	  "the first that works)", 0 },
+	{ 0 },
 };
 
 static error_t check_parse(int key, char *arg, struct argp_state *state)
 {
 	struct check_cmd *c = state->input;
 
-	(void)arg;
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->rec;
-		state->child_inputs[1] = &c->common;
+		state->child_inputs[0] = &c->out;
+		break;
+	case OPT_FAMILIES:
+		parse_families_arg(arg, c->rec.probe.want, state);
+		break;
+	case OPT_MODE:
+		c->rec.probe.only_mode = parse_mode_arg(arg, state);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -36,14 +51,24 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -j/--format and -v (libbpf's log); check prints no progress for -q to silence. */
+static const struct argp_child check_output_children[] = {
+	{ &output_argp, 0, 0, 0 },
+	{ &bpf_verbose_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+static const struct argp check_output_argp = {
+	0, first_child_parse, 0, 0, check_output_children, 0, 0,
+};
+
 static const struct argp_child check_children[] = {
-	{ &record_argp, 0, "Which families and modes to try (-d, --pid, --comm are ignored):", 1 },
-	{ &common_argp, 0, "Output:", 2 },
+	{ &check_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
 
 static const struct argp check_argp = {
-	0, check_parse, "",
+	check_options, check_parse, 0,
 	"Try to load and attach every probe family the way 'record' would, detach "
 	"again, and read the layout of struct cred from the kernel's BTF.\v"
 	"Exit status 0 when every family tried can attach, 1 when one cannot.\n\n"
@@ -86,7 +111,7 @@ int cmd_check(int argc, char **argv)
 	json_t *fams;
 
 	record_opts_init(&c.rec);
-	memset(&c.common, 0, sizeof(c.common));
+	memset(&c.out, 0, sizeof(c.out));
 	parse_command(&check_argp, argc, argv, &c);
 	uname(&u);
 	if (ensure_tracefs())
@@ -102,7 +127,7 @@ int cmd_check(int argc, char **argv)
 	if (!have_layout)
 		pr_warn("%s", err);
 
-	if (c.common.json) {
+	if (c.out.format == FORMAT_JSON) {
 		fams = json_object();
 		for (int f = 0; f < FAMILY_COUNT; f++) {
 			json_t *attempts = json_array();

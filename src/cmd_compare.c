@@ -2,18 +2,15 @@
 /* permscope compare BASE NEW: the command around src/compare.c. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "compare.h"
 #include "util.h"
 
-enum { OPT_FORMAT = 0x400, OPT_ALLOW_MODE_MISMATCH };
-enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+enum { OPT_ALLOW_MODE_MISMATCH = 0x400 };
 
 struct compare_cmd {
-	struct common_opts common;
-	int format;
+	struct output_opts out;
 	const char *output;
 	bool allow_mode_mismatch;
 	const char *paths[2];
@@ -21,7 +18,6 @@ struct compare_cmd {
 };
 
 static const struct argp_option compare_options[] = {
-	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default), json or html", 0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE instead of standard output", 0 },
 	{ "allow-mode-mismatch", OPT_ALLOW_MODE_MISMATCH, 0, 0,
 	  "Compare a family even when it attached in different modes on the two sides", 0 },
@@ -34,17 +30,7 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->common;
-		break;
-	case OPT_FORMAT:
-		if (!strcmp(arg, "text"))
-			c->format = FORMAT_TEXT;
-		else if (!strcmp(arg, "json"))
-			c->format = FORMAT_JSON;
-		else if (!strcmp(arg, "html"))
-			c->format = FORMAT_HTML;
-		else
-			argp_error(state, "unknown format '%s' (expected text, json or html)", arg);
+		state->child_inputs[0] = &c->out;
 		break;
 	case 'o':
 		c->output = arg;
@@ -67,6 +53,12 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* No -q (compare prints nothing but its output and errors), no -v (no BPF). */
+static const struct argp_child compare_children[] = {
+	{ &output_argp, 0, "Output:", 1 },
+	{ 0 },
+};
+
 static const struct argp compare_argp = {
 	compare_options, compare_parse, "BASE NEW",
 	"Compare two profiles family by family, filesystem by filesystem, outcome "
@@ -77,26 +69,24 @@ static const struct argp compare_argp = {
 	"and a 95% confidence interval of the difference (JSON); '~' marks a "
 	"difference that is not significant (p >= 0.05).  A family that attached "
 	"in different modes on the two sides is refused unless "
-	"--allow-mode-mismatch: a probe's mode changes what it costs and sees.\n\n"
+	"--allow-mode-mismatch: " MODE_MISMATCH_WHY ".\n\n"
 	"Examples:\n"
 	"  permscope compare stock.json patched.json\n"
 	"  permscope compare base.json new.json --format html -o compare.html\n",
-	common_children, 0, 0,
+	compare_children, 0, 0,
 };
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_cmd c = {0};
+	struct compare_cmd c = { .out.offered = FORMAT_BIT(FORMAT_HTML) };
 	struct profile p[2];
 	struct compare cmp = {0};
-	char err[512], *buf = NULL;
+	char err[512], why[256], *buf = NULL;
 	size_t len = 0;
 	FILE *out;
 	int ret = EXIT_OK;
 
 	parse_command(&compare_argp, argc, argv, &c);
-	if (c.common.json && c.format == FORMAT_TEXT)
-		c.format = FORMAT_JSON;
 	for (int i = 0; i < 2; i++)
 		if (profile_read(c.paths[i], &p[i], err, sizeof(err))) {
 			pr_err("%s: %s", c.paths[i], err);
@@ -104,13 +94,9 @@ int cmd_compare(int argc, char **argv)
 				profile_free(&p[0]);
 			return EXIT_USAGE;
 		}
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		if (p[0].fam[f].status == FAMILY_OK && p[1].fam[f].status == FAMILY_OK &&
-		    p[0].fam[f].mode != p[1].fam[f].mode && !c.allow_mode_mismatch) {
-			pr_err("the %s family attached with %s in %s but %s in %s: a mode changes what "
-			      "a probe sees and costs (--allow-mode-mismatch compares anyway)",
-			      family_name(f), mode_name(p[0].fam[f].mode), c.paths[0],
-			      mode_name(p[1].fam[f].mode), c.paths[1]);
+	for (int f = 0; f < FAMILY_COUNT && !c.allow_mode_mismatch; f++)
+		if (family_modes_differ(&p[0], c.paths[0], &p[1], c.paths[1], f, why, sizeof(why))) {
+			pr_err("%s: " MODE_MISMATCH_WHY " (--allow-mode-mismatch compares anyway)", why);
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -124,9 +110,9 @@ int cmd_compare(int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (c.format == FORMAT_JSON)
+	if (c.out.format == FORMAT_JSON)
 		compare_json(out, &cmp);
-	else if (c.format == FORMAT_HTML)
+	else if (c.out.format == FORMAT_HTML)
 		compare_html(out, &cmp);
 	else
 		compare_text(out, &cmp);

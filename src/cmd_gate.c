@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * permscope gate: pass or fail a profile against a baseline and rules, for
- * CI.  The contract (rules, evaluation, exit statuses) is docs/gate-rules.md.
+ * permscope gate: pass or fail a new profile against a base profile by rules,
+ * for CI.  The contract (rules, evaluation, exit statuses) is
+ * docs/gate-rules.md.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -15,27 +16,32 @@
 #include "util.h"
 
 #define DEFAULT_RULES_NAME "(default rules)"
+/* /2: "new", "base", "n_new", "n_base" were "current", "baseline", "n_current", "n_baseline" */
+#define GATE_FORMAT "permscope-gate/2"
 
 static const char default_rules[] =
 	"# permscope gate's default rules: no violation, and no fast path lost\n"
-	"# against the baseline (1 percentage point of slack on the shares).\n"
+	"# against the base profile (1 percentage point of slack on the shares).\n"
 	"access.unsafe == 0\n"
-	"access.avoidable_per_call <= baseline + 0.01\n"
-	"exec.enoent_early_share >= baseline - 0.01\n"
+	"access.avoidable_per_call <= base + 0.01\n"
+	"exec.enoent_early_share >= base - 0.01\n"
 	"lookup.violations == 0\n"
-	"lookup.did_skip_ratio >= baseline - 0.01\n";
+	"lookup.did_skip_ratio >= base - 0.01\n";
 
 enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES };
 
 struct gate_cmd {
-	struct common_opts common;
-	const char *baseline, *current, *rules, *junit;
+	struct output_opts out;
+	const char *base, *new, *rules, *junit;
 	bool print_default_rules;
 };
 
 static const struct argp_option gate_options[] = {
-	{ "baseline", 'b', "FILE", 0, "The baseline profile (required)", 0 },
-	{ "current", 'c', "FILE", 0, "The profile under test (required)", 0 },
+	{ "base", 'b', "BASE", 0, "The profile to compare with: the stock kernel, the last good "
+	  "build (required)", 0 },
+	{ "baseline", 0, 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* its name until gate/2 */
+	{ "new", 'n', "NEW", 0, "The profile under test (required)", 0 },
+	{ "current", 'c', 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* -c, --current until gate/2 */
 	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
 	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
@@ -49,13 +55,14 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->common;
+		state->child_inputs[0] = &c->out;
 		break;
 	case 'b':
-		c->baseline = arg;
+		c->base = arg;
 		break;
+	case 'n':
 	case 'c':
-		c->current = arg;
+		c->new = arg;
 		break;
 	case 'r':
 		c->rules = arg;
@@ -67,14 +74,14 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		c->print_default_rules = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s' (profiles go with --baseline and "
-			   "--current)", arg);
+		argp_error(state, "unexpected argument '%s' (profiles go with --base and --new)",
+			   arg);
 		break;
 	case ARGP_KEY_END:
 		if (c->print_default_rules)
 			break;
-		if (!c->baseline || !c->current)
-			argp_error(state, "--baseline FILE and --current FILE are required");
+		if (!c->base || !c->new)
+			argp_error(state, "--base BASE and --new NEW are required");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -82,21 +89,63 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* gate's own -q and -v: which verdict lines to print (gate loads no BPF). */
+static const struct argp_option gate_verbosity_options[] = {
+	{ "quiet", 'q', 0, 0, "Print only the rules that did not pass, and no summary line", 0 },
+	{ "verbose", 'v', 0, 0, "After each verdict line, print the rule and the file and line "
+	  "it came from", 0 },
+	{ 0 },
+};
+
+static error_t gate_verbosity_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	(void)state;
+	if (key == 'q')
+		verbosity = -1;
+	else if (key == 'v')
+		verbosity = 1;
+	else
+		return ARGP_ERR_UNKNOWN;
+	return 0;
+}
+
+static const struct argp gate_verbosity_argp = {
+	gate_verbosity_options, gate_verbosity_parse, 0, 0, 0, 0, 0,
+};
+
+/* -j/--format, -q and -v: one group, input struct output_opts. */
+static const struct argp_child gate_output_children[] = {
+	{ &output_argp, 0, 0, 0 },
+	{ &gate_verbosity_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+static const struct argp gate_output_argp = {
+	0, first_child_parse, 0, 0, gate_output_children, 0, 0,
+};
+
+static const struct argp_child gate_children[] = {
+	{ &gate_output_argp, 0, "Output:", 1 },
+	{ 0 },
+};
+
 static const struct argp gate_argp = {
-	gate_options, gate_parse, "",
-	"Apply rules to a current profile and a baseline profile and give each rule "
-	"a verdict: PASS, FAIL or NO-VERDICT.  A rule is 'METRIC OP EXPR [significant]', "
-	"e.g. 'exec.enoent.latency.p50 <= baseline * 1.10'; see docs/gate-rules.md.\v"
+	gate_options, gate_parse, "--base=BASE --new=NEW\n--print-default-rules",
+	"Judge a new profile against a base profile by rules, and give each rule a "
+	"verdict: PASS, FAIL or NO-VERDICT.  A rule is 'METRIC OP EXPR [significant]', "
+	"e.g. 'exec.enoent.latency.p50 <= base * 1.10'; see docs/gate-rules.md.\v"
 	"Exit status: 0 every rule passed; 1 a rule failed; 3 no rule failed but one "
 	"had no verdict (its family did not record in a profile, or recorded in another "
 	"attach mode, or too few runs for 'significant'); 2 bad usage or bad input "
 	"(an unreadable or malformed profile or rules file, a rule that does not parse, "
-	"an unknown metric).\n\n"
+	"an unknown metric); 4 gate's environment failed (out of memory, the --junit file "
+	"or standard output could not be written), whatever the verdicts.\n\n"
 	"Examples:\n"
-	"  permscope gate --baseline stock.json --current patched.json\n"
-	"  permscope gate -b base.json -c new.json --rules ci.rules --junit gate.xml\n"
+	"  permscope gate --base stock.json --new patched.json\n"
+	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate --print-default-rules > ci.rules\n",
-	common_children, 0, 0,
+	gate_children, 0, 0,
 };
 
 /* json_string, never NULL: bytes that are not ASCII become '?'. */
@@ -118,7 +167,7 @@ static json_t *jstr(const char *s)
 	return j ? j : json_null();
 }
 
-/* "current X  baseline Y  threshold OP Z[  p=P]", the values of a verdict. */
+/* "new X  base Y  threshold OP Z[  p=P]", the values of a verdict. */
 static void values_text(const struct rule *r, const struct rule_result *res, char *buf,
 			size_t size)
 {
@@ -126,12 +175,12 @@ static void values_text(const struct rule *r, const struct rule_result *res, cha
 
 	buf[0] = 0;
 	if (res->has_values)
-		off = snprintf(buf, size, "current %.6g  baseline %.6g  threshold %s %.6g",
-			       res->current, res->baseline, rule_op_name(r->op), res->threshold);
-	else if (res->n_current)
-		off = snprintf(buf, size, "current %.6g", res->current);
-	else if (res->n_baseline)
-		off = snprintf(buf, size, "baseline %.6g", res->baseline);
+		off = snprintf(buf, size, "new %.6g  base %.6g  threshold %s %.6g",
+			       res->new, res->base, rule_op_name(r->op), res->threshold);
+	else if (res->n_new)
+		off = snprintf(buf, size, "new %.6g", res->new);
+	else if (res->n_base)
+		off = snprintf(buf, size, "base %.6g", res->base);
 	if (res->tested && off < size)
 		snprintf(buf + off, size - off, "%s%sp=%.2g", off ? "  " : "",
 			 res->not_significant ? "~ " : "", res->p);
@@ -177,21 +226,25 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct rule_result *x = &res[i];
-		bool cur = x->has_values || x->n_current, base = x->has_values || x->n_baseline;
+		bool new = x->has_values || x->n_new, base = x->has_values || x->n_base;
 
-		json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
-						       "s:o,s:s,s:o}",
+		if (json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
+							   "s:o,s:s,s:o}",
 			"rule", jstr(rs->r[i].text), "file", jstr(rs->file), "line", rs->r[i].line,
 			"metric", rs->r[i].metric, "op", rule_op_name(rs->r[i].op),
 			"threshold", x->has_values ? json_real(x->threshold) : json_null(),
-			"current", cur ? json_real(x->current) : json_null(),
-			"baseline", base ? json_real(x->baseline) : json_null(),
-			"n_current", (json_int_t)x->n_current, "n_baseline", (json_int_t)x->n_baseline,
+			"new", new ? json_real(x->new) : json_null(),
+			"base", base ? json_real(x->base) : json_null(),
+			"n_new", (json_int_t)x->n_new, "n_base", (json_int_t)x->n_base,
 			"p", x->tested ? json_real(x->p) : json_null(),
 			"verdict", verdict_names[x->verdict],
-			"reason", x->reason[0] ? jstr(x->reason) : json_null()));
+			"reason", x->reason[0] ? jstr(x->reason) : json_null()))) {
+			json_decref(rules);
+			pr_err("out of memory");
+			return -1;
+		}
 	}
-	root = json_pack("{s:s,s:s,s:i,s:o}", "format", "permscope-gate/1",
+	root = json_pack("{s:s,s:s,s:i,s:o}", "format", GATE_FORMAT,
 			 "verdict", overall(count), "exit_status", status, "rules", rules);
 	if (!root) {
 		pr_err("out of memory");
@@ -201,7 +254,18 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 			 JSON_REAL_PRECISION(17));
 	json_decref(root);
 	putchar('\n');
+	if (err && !ferror(stdout))
+		pr_err("out of memory"); /* a failed write is stdout_flushed()'s to report */
 	return err;
+}
+
+/* Everything printed reached standard output; else an error and false. */
+static bool stdout_flushed(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	pr_err("writing to standard output failed: %s", strerror(errno ? errno : EIO));
+	return false;
 }
 
 /* Text for XML attributes and content: & < > " ' escaped, no control bytes. */
@@ -279,7 +343,10 @@ static int write_junit(const char *path, const struct rule_set *rs,
 	return err;
 }
 
-/* Rules from --rules or the built-in ones; EXIT_OK or EXIT_USAGE after the errors. */
+/*
+ * Rules from --rules or the built-in ones; EXIT_OK, or after the errors
+ * EXIT_USAGE (bad rules) or EXIT_ENV (out of memory).
+ */
 static int load_rules(const char *path, struct rule_set *rs)
 {
 	char *errors = NULL;
@@ -288,10 +355,11 @@ static int load_rules(const char *path, struct rule_set *rs)
 	n = path ? rules_read(path, rs, &errors)
 		 : rules_parse(default_rules, strlen(default_rules), DEFAULT_RULES_NAME, rs, &errors);
 	if (n < 0) {
-		if (n == -ENOMEM)
+		if (n == -ENOMEM) {
 			pr_err("out of memory");
-		else
-			pr_err("cannot read %s: %s", path, strerror(-n));
+			return EXIT_ENV;
+		}
+		pr_err("cannot read %s: %s", path, strerror(-n));
 		return EXIT_USAGE;
 	}
 	if (n > 0) {
@@ -316,7 +384,7 @@ static int load_rules(const char *path, struct rule_set *rs)
 int cmd_gate(int argc, char **argv)
 {
 	struct gate_cmd c = {0};
-	struct profile base, cur;
+	struct profile base, new;
 	struct rule_set rs;
 	struct rule_result *res = NULL;
 	size_t count[3] = {0};
@@ -327,19 +395,19 @@ int cmd_gate(int argc, char **argv)
 	parse_command(&gate_argp, argc, argv, &c);
 	if (c.print_default_rules) {
 		fputs(default_rules, stdout);
-		return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+		return stdout_flushed() ? EXIT_OK : EXIT_ENV;
 	}
 	ret = load_rules(c.rules, &rs);
 	if (ret)
 		return ret;
 	profile_init(&base);
-	profile_init(&cur);
-	if (profile_read(c.baseline, &base, err, sizeof(err))) {
-		pr_err("%s: %s", c.baseline, err);
+	profile_init(&new);
+	if (profile_read(c.base, &base, err, sizeof(err))) {
+		pr_err("%s: %s", c.base, err);
 		bad = true;
 	}
-	if (profile_read(c.current, &cur, err, sizeof(err))) {
-		pr_err("%s: %s", c.current, err);
+	if (profile_read(c.new, &new, err, sizeof(err))) {
+		pr_err("%s: %s", c.new, err);
 		bad = true;
 	}
 	if (bad) {
@@ -349,11 +417,11 @@ int cmd_gate(int argc, char **argv)
 	res = calloc(rs.n, sizeof(*res));
 	if (!res) {
 		pr_err("out of memory");
-		ret = EXIT_USAGE;
+		ret = EXIT_ENV;
 		goto out;
 	}
 	for (size_t i = 0; i < rs.n; i++) {
-		if (rule_evaluate(&rs.r[i], &base, &cur, &res[i], err, sizeof(err))) {
+		if (rule_evaluate(&rs.r[i], &base, &new, &res[i], err, sizeof(err))) {
 			pr_err("%s", err);
 			bad = true;
 			continue;
@@ -364,29 +432,28 @@ int cmd_gate(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	ret = count[VERDICT_FAIL] ? EXIT_FAIL : count[VERDICT_NO_VERDICT] ? EXIT_NO_VERDICT : EXIT_OK;
+	ret = count[VERDICT_FAIL] ? EXIT_REGRESSION :
+	      count[VERDICT_NO_VERDICT] ? EXIT_NO_VERDICT : EXIT_OK;
 	if (c.junit) {
 		e = write_junit(c.junit, &rs, res, count);
 		if (e) {
 			pr_err("cannot write %s: %s", c.junit, strerror(-e));
-			ret = EXIT_USAGE;
+			ret = EXIT_ENV;
 			goto out;
 		}
 	}
-	if (c.common.json) {
+	if (c.out.format == FORMAT_JSON) {
 		if (print_json(&rs, res, count, ret))
-			ret = EXIT_USAGE;
+			ret = EXIT_ENV;
 	} else {
 		print_text(&rs, res, count);
 	}
-	if (fflush(stdout)) {
-		pr_err("writing to standard output failed: %s", strerror(errno));
-		ret = EXIT_USAGE;
-	}
+	if (!stdout_flushed())
+		ret = EXIT_ENV;
 out:
 	free(res);
 	rules_free(&rs);
 	profile_free(&base);
-	profile_free(&cur);
+	profile_free(&new);
 	return ret;
 }

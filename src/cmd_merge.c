@@ -12,7 +12,6 @@
 enum { OPT_ALLOW_MODE_MISMATCH = 0x300 };
 
 struct merge_cmd {
-	struct common_opts common;
 	const char *output;
 	bool allow_mode_mismatch;
 	char **inputs;
@@ -31,9 +30,6 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	struct merge_cmd *c = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->common;
-		break;
 	case 'o':
 		c->output = arg;
 		break;
@@ -57,17 +53,24 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -q silences the note of what was merged; merge prints no JSON and loads no BPF. */
+static const struct argp_child merge_children[] = {
+	{ &quiet_argp, 0, 0, 0 },
+	{ 0 },
+};
+
 static const struct argp merge_argp = {
 	merge_options, merge_parse, "PROFILE...",
 	"Merge recordings of the same workload into one profile: counters and "
 	"histograms are summed, and each input is kept as a run, so that compare "
 	"and gate can report mean, standard deviation and significance.\v"
 	"A merged input contributes all of its runs.  Families must have recorded "
-	"in every input, in the same attach mode.\n\n"
+	"in every input, in the same attach mode: " MODE_MISMATCH_WHY " "
+	"(--allow-mode-mismatch merges anyway).\n\n"
 	"Example:\n"
 	"  for i in 1 2 3; do permscope record -o run$i.json -- make -j2; done\n"
 	"  permscope merge run1.json run2.json run3.json -o base.json\n",
-	common_children, 0, 0,
+	merge_children, 0, 0,
 };
 
 /* Append `src`'s runs (or src itself as one run) to `dst`. */
@@ -94,9 +97,12 @@ static int add_runs(struct profile *dst, const struct profile *src)
 	return 0;
 }
 
-static int merge_into(struct profile *m, const struct profile *p, const char *path,
-		      bool allow_mode_mismatch)
+/* Add profile `p`, read from `path`, to `m`, which began as profile `first`. */
+static int merge_into(struct profile *m, const char *first, const struct profile *p,
+		      const char *path, bool allow_mode_mismatch)
 {
+	char why[256];
+
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (m->fam[f].status != p->fam[f].status) {
 			pr_err("%s: the %s family is %s there but %s in the first profile", path,
@@ -104,11 +110,9 @@ static int merge_into(struct profile *m, const struct profile *p, const char *pa
 			      m->fam[f].status == FAMILY_OK ? "recorded" : "not recorded");
 			return EXIT_USAGE;
 		}
-		if (p->fam[f].status == FAMILY_OK && m->fam[f].mode != p->fam[f].mode &&
-		    !allow_mode_mismatch) {
-			pr_err("%s: the %s family attached with %s there but %s in the first profile "
-			      "(--allow-mode-mismatch merges them anyway)", path, family_name(f),
-			      mode_name(p->fam[f].mode), mode_name(m->fam[f].mode));
+		if (!allow_mode_mismatch &&
+		    family_modes_differ(m, first, p, path, f, why, sizeof(why))) {
+			pr_err("%s: " MODE_MISMATCH_WHY " (--allow-mode-mismatch merges anyway)", why);
 			return EXIT_USAGE;
 		}
 	}
@@ -149,7 +153,7 @@ int cmd_merge(int argc, char **argv)
 			ret = EXIT_USAGE;
 			break;
 		}
-		ret = merge_into(&m, &p, c.inputs[i], c.allow_mode_mismatch);
+		ret = merge_into(&m, c.inputs[0], &p, c.inputs[i], c.allow_mode_mismatch);
 		profile_free(&p);
 	}
 	if (ret == EXIT_OK) {

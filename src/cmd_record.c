@@ -10,7 +10,7 @@
 
 struct record_cmd {
 	struct record_opts rec;
-	struct common_opts common;
+	struct output_opts out;
 	const char *output;
 };
 
@@ -26,7 +26,7 @@ static error_t record_cmd_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &c->rec;
-		state->child_inputs[1] = &c->common;
+		state->child_inputs[1] = &c->out;
 		break;
 	case 'o':
 		c->output = arg;
@@ -41,9 +41,21 @@ static error_t record_cmd_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -j/--format, -q and -v (libbpf's log): one group, input struct output_opts. */
+static const struct argp_child record_output_children[] = {
+	{ &output_argp, 0, 0, 0 },
+	{ &quiet_argp, 0, 0, 0 },
+	{ &bpf_verbose_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+static const struct argp record_output_argp = {
+	0, first_child_parse, 0, 0, record_output_children, 0, 0,
+};
+
 static const struct argp_child record_cmd_children[] = {
 	{ &record_argp, 0, "What to record:", 1 },
-	{ &common_argp, 0, "Output:", 2 },
+	{ &record_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
 
@@ -86,7 +98,7 @@ int cmd_record(int argc, char **argv)
 		profile_free(&p);
 		return EXIT_FAIL;
 	}
-	if (c.common.json)
+	if (c.out.format == FORMAT_JSON)
 		render_json(stdout, &p);
 	else if (verbosity >= 0)
 		render_text(stdout, &p, false); /* -q: the profile file is the only output */

@@ -11,19 +11,15 @@
 
 #define REPORT_DEFAULT_SECONDS 5
 
-enum { OPT_FORMAT = 0x200 };
-
 struct report_cmd {
 	struct record_opts rec;
-	struct common_opts common;
-	int format; /* -1: not given */
+	struct output_opts out;
 	const char *input;
 	const char *output;
 	bool recording_options;
 };
 
 static const struct argp_option report_options[] = {
-	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default), json or csv", 0 },
 	{ "output", 'o', "FILE", 0, "Write the report to FILE instead of standard output", 0 },
 	{ 0 },
 };
@@ -35,12 +31,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &c->rec;
-		state->child_inputs[1] = &c->common;
-		break;
-	case OPT_FORMAT:
-		c->format = report_format_by_name(arg);
-		if (c->format < 0)
-			argp_error(state, "unknown format '%s' (expected text, json or csv)", arg);
+		state->child_inputs[1] = &c->out;
 		break;
 	case 'o':
 		c->output = arg;
@@ -56,9 +47,21 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -j/--format, -q, and -v for libbpf's log when recording: one group, input struct output_opts. */
+static const struct argp_child report_output_children[] = {
+	{ &output_argp, 0, 0, 0 },
+	{ &quiet_argp, 0, 0, 0 },
+	{ &bpf_verbose_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+static const struct argp report_output_argp = {
+	0, first_child_parse, 0, 0, report_output_children, 0, 0,
+};
+
 static const struct argp_child report_children[] = {
 	{ &record_argp, 0, "Without FILE, what to record first:", 1 },
-	{ &common_argp, 0, "Output:", 2 },
+	{ &report_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
 
@@ -80,7 +83,7 @@ static const struct argp report_argp = {
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_cmd c = { .format = -1 };
+	struct report_cmd c = { .out.offered = FORMAT_BIT(FORMAT_CSV) };
 	struct record_opts defaults;
 	struct profile p;
 	char err[512], *buf = NULL;
@@ -91,8 +94,6 @@ int cmd_report(int argc, char **argv)
 	record_opts_init(&c.rec);
 	record_opts_init(&defaults);
 	parse_command(&report_argp, argc, argv, &c);
-	if (c.format < 0)
-		c.format = c.common.json ? REPORT_JSON : REPORT_TEXT;
 
 	if (c.input) {
 		if (memcmp(&c.rec, &defaults, sizeof(defaults))) {
@@ -120,11 +121,11 @@ int cmd_report(int argc, char **argv)
 		pr_err("out of memory");
 		return EXIT_FAIL;
 	}
-	switch (c.format) {
-	case REPORT_JSON:
+	switch (c.out.format) {
+	case FORMAT_JSON:
 		render_json(out, &p);
 		break;
-	case REPORT_CSV:
+	case FORMAT_CSV:
 		render_csv(out, &p);
 		break;
 	default:

@@ -6,19 +6,63 @@
 #include <argp.h>
 #include <stdbool.h>
 
-/* -q, -v and -j, accepted by every command; input: struct common_opts *. */
-struct common_opts {
-	bool json;
+#include "profile.h"
+
+/*
+ * The options commands share, each for the commands it means something to
+ * (no input): -q for those that print progress or notes, -v for those that
+ * load BPF programs (libbpf's log).
+ */
+extern const struct argp quiet_argp;
+extern const struct argp bpf_verbose_argp;
+
+/* What a command can print; every command with an output format offers text and json. */
+enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML, FORMAT_COUNT };
+#define FORMAT_BIT(f) (1u << (f))
+
+struct output_opts {
+	unsigned offered;          /* FORMAT_BIT()s the command can print, set before parsing */
+	enum output_format format; /* the format asked for, set when parsing ends */
+	/* as given, for output_argp's parser */
+	bool json;                 /* -j */
+	int given;                 /* --format, -1 when not given */
 };
-extern const struct argp common_argp;
-/* argp children of a command whose only shared options are those. */
-extern const struct argp_child common_children[];
+
+/*
+ * -j and --format FORMAT; input: struct output_opts *.  One rule for every
+ * command (output_format_resolve in cli.c): --format FORMAT prints FORMAT,
+ * -j is --format json, text is the default, and -j beside a --format that
+ * names another format is bad usage.
+ */
+extern const struct argp output_argp;
+
+/*
+ * Option arguments that name families and modes, for the argp parsers of
+ * the commands that load probes: an unknown name is bad usage, with the
+ * names that exist.  --families LIST sets want[] to exactly the families
+ * in the comma-separated LIST (which strtok_r cuts up).
+ */
+void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *state);
+enum attach_mode parse_mode_arg(const char *name, struct argp_state *state);
+
+/*
+ * The parser of an argp that only groups others under one --help heading
+ * (`{ 0, first_child_parse, 0, 0, children }`): it hands its input to its
+ * first child.  Without a parser, argp would give the children no input.
+ */
+error_t first_child_parse(int key, char *arg, struct argp_state *state);
 
 /*
  * Parse a command's own arguments with argp, so that `--help` and errors
  * name it ("permscope record: ...").  argv[0] is the command's name.
  */
 int parse_command(const struct argp *argp, int argc, char **argv, void *input);
+
+/*
+ * Why compare and merge refuse profiles whose families attached in different
+ * modes (family_modes_differ() says which); --allow-mode-mismatch overrides.
+ */
+#define MODE_MISMATCH_WHY "an attach mode changes what a probe sees and costs"
 
 /* Print a rendered document to stdout, or atomically to `path`. */
 int emit_output(const char *path, const char *data, size_t len);

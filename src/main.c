@@ -25,7 +25,7 @@ static const struct command {
 	{ "check", cmd_check, "which families can attach here, and struct cred's cacheline layout" },
 	{ "merge", cmd_merge, "several recordings of one workload as one profile of runs" },
 	{ "compare", cmd_compare, "two profiles side by side, with statistics over runs" },
-	{ "gate", cmd_gate, "pass or fail a profile against a baseline and rules, for CI" },
+	{ "gate", cmd_gate, "pass or fail a new profile against a base profile by rules, for CI" },
 };
 
 static void usage(FILE *out)
@@ -42,7 +42,8 @@ static void usage(FILE *out)
 		"  permscope record -o p.json -- make -j2  record a command and its children\n"
 		"  permscope report p.json --format json   the report of a saved profile, as JSON\n"
 		"\n'permscope COMMAND --help' explains a command.  Exit status: 0 success,\n"
-		"1 the job failed, 2 bad usage or bad input.\n");
+		"1 the job failed, 2 bad usage or bad input; gate adds 3 (a rule had no\n"
+		"verdict) and 4 (its environment failed: out of memory, an unwritable file).\n");
 }
 
 int main(int argc, char **argv)

@@ -27,38 +27,38 @@ const char *rule_op_name(enum rule_op op)
 	return op < RULE_OPS ? op_names[op] : "?";
 }
 
-double rule_threshold(const struct rule *r, double baseline)
+double rule_threshold(const struct rule *r, double base)
 {
 	switch (r->expr) {
 	case EXPR_NUMBER:
 		return r->number;
-	case EXPR_BASELINE:
-		return baseline;
-	case EXPR_BASELINE_MUL:
-		return baseline * r->number;
-	case EXPR_BASELINE_ADD:
-		return baseline + r->number;
-	case EXPR_BASELINE_SUB:
-		return baseline - r->number;
+	case EXPR_BASE:
+		return base;
+	case EXPR_BASE_MUL:
+		return base * r->number;
+	case EXPR_BASE_ADD:
+		return base + r->number;
+	case EXPR_BASE_SUB:
+		return base - r->number;
 	}
-	return baseline;
+	return base;
 }
 
-bool rule_compare(enum rule_op op, double current, double threshold)
+bool rule_compare(enum rule_op op, double new, double threshold)
 {
 	switch (op) {
 	case RULE_GE:
-		return current >= threshold;
+		return new >= threshold;
 	case RULE_LE:
-		return current <= threshold;
+		return new <= threshold;
 	case RULE_GT:
-		return current > threshold;
+		return new > threshold;
 	case RULE_LT:
-		return current < threshold;
+		return new < threshold;
 	case RULE_EQ:
-		return current == threshold;
+		return new == threshold;
 	case RULE_NE:
-		return current != threshold;
+		return new != threshold;
 	default:
 		return false;
 	}
@@ -286,28 +286,27 @@ static int parse_line(struct parser *ps, const char *p, const char *e, struct ru
 		return -1;
 	}
 
-	/* EXPR */
+	/* EXPR: `baseline` is the older spelling of `base` */
 	p = skip_blanks(q, e);
 	for (q = p; q < e && name_char(*q); q++)
 		;
-	if (q - p == 8 && keyword(p, e, "baseline") &&
+	if (((q - p == 4 && keyword(p, e, "base")) || (q - p == 8 && keyword(p, e, "baseline"))) &&
 	    (q == e || blank(*q) || *q == '*' || *q == '+' || *q == '-')) {
-		r->expr = EXPR_BASELINE;
+		r->expr = EXPR_BASE;
 		p = skip_blanks(q, e);
 		if (p < e && (*p == '*' || *p == '+' || *p == '-')) {
-			r->expr = *p == '*' ? EXPR_BASELINE_MUL :
-				  *p == '+' ? EXPR_BASELINE_ADD : EXPR_BASELINE_SUB;
+			r->expr = *p == '*' ? EXPR_BASE_MUL : *p == '+' ? EXPR_BASE_ADD : EXPR_BASE_SUB;
 			p = skip_blanks(p + 1, e);
 			if (!number(ps, p, e, "a number", &q, &r->number))
 				return -1;
 		} else {
 			q = p;
 		}
-		after_expr = r->expr == EXPR_BASELINE ?
+		after_expr = r->expr == EXPR_BASE ?
 			"'*', '+', '-', 'significant' or end of line" : "'significant' or end of line";
 	} else {
 		r->expr = EXPR_NUMBER;
-		if (!number(ps, p, e, "a number or 'baseline'", &q, &r->number))
+		if (!number(ps, p, e, "a number or 'base'", &q, &r->number))
 			return -1;
 		after_expr = "'significant' or end of line";
 	}
@@ -485,7 +484,7 @@ static int known_names(const struct profile *a, const struct profile *b, struct 
 }
 
 static void unknown_metric(const struct rule *r, const struct profile *base,
-			   const struct profile *cur, char *err, size_t errlen)
+			   const struct profile *new, char *err, size_t errlen)
 {
 	struct metric_list known;
 	const char *near[3];
@@ -496,7 +495,7 @@ static void unknown_metric(const struct rule *r, const struct profile *base,
 	if (fam < 0 && off < errlen)
 		off += snprintf(err + off, errlen - off, " ('%.*s' is no family: lookup, access, exec)",
 				(int)strcspn(r->metric, ".["), r->metric);
-	if (!known_names(base, cur, &known)) {
+	if (!known_names(base, new, &known)) {
 		n = metrics_nearest(&known, r->metric, near, 3);
 		for (size_t i = 0; i < n && off < errlen; i++)
 			off += snprintf(err + off, errlen - off, "%s%s", i ? ", " : "; nearest: ",
@@ -515,11 +514,11 @@ static double mean_of(const double *x, size_t n)
 	return s.mean;
 }
 
-int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *cur,
+int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
 		  struct rule_result *res, char *err, size_t errlen)
 {
 	int f = metric_family(r->metric);
-	double *xb = NULL, *xc = NULL;
+	double *xb = NULL, *xn = NULL;
 	bool holds;
 
 	memset(res, 0, sizeof(*res));
@@ -528,72 +527,68 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	res->verdict = VERDICT_NO_VERDICT;
 	/* A name no profile could hold is a mistake, whatever recorded. */
 	if (f < 0 || !metric_name_valid(r->metric)) {
-		unknown_metric(r, base, cur, err, errlen);
+		unknown_metric(r, base, new, err, errlen);
 		return -1;
 	}
-	if (base->fam[f].status != FAMILY_OK || cur->fam[f].status != FAMILY_OK) {
-		if (base->fam[f].status != FAMILY_OK && cur->fam[f].status != FAMILY_OK)
+	if (base->fam[f].status != FAMILY_OK || new->fam[f].status != FAMILY_OK) {
+		if (base->fam[f].status != FAMILY_OK && new->fam[f].status != FAMILY_OK)
 			snprintf(res->reason, sizeof(res->reason),
-				 "the %s family did not record in the baseline (%s) nor in the current "
+				 "the %s family did not record in the base profile (%s) nor in the new "
 				 "profile (%s)", family_name(f), status_text(base->fam[f].status),
-				 status_text(cur->fam[f].status));
+				 status_text(new->fam[f].status));
 		else
 			snprintf(res->reason, sizeof(res->reason),
-				 "the %s family did not record in the %s (%s)", family_name(f),
-				 base->fam[f].status != FAMILY_OK ? "baseline" : "current profile",
+				 "the %s family did not record in the %s profile (%s)", family_name(f),
+				 base->fam[f].status != FAMILY_OK ? "base" : "new",
 				 status_text(base->fam[f].status != FAMILY_OK ? base->fam[f].status
-									      : cur->fam[f].status));
+									      : new->fam[f].status));
 		return 0;
 	}
-	if (base->fam[f].mode != cur->fam[f].mode) {
-		snprintf(res->reason, sizeof(res->reason),
-			 "the %s family recorded in %s mode in the baseline but in %s mode in the "
-			 "current profile", family_name(f), mode_name(base->fam[f].mode),
-			 mode_name(cur->fam[f].mode));
+	/* the one mode-mismatch test; gate's answer to it is NO-VERDICT */
+	if (family_modes_differ(base, "the base profile", new, "the new profile", f, res->reason,
+				sizeof(res->reason)))
 		return 0;
-	}
-	res->n_baseline = metric_samples(base, r->metric, &xb);
-	res->n_current = metric_samples(cur, r->metric, &xc);
-	if (!res->n_baseline && !res->n_current) {
+	res->n_base = metric_samples(base, r->metric, &xb);
+	res->n_new = metric_samples(new, r->metric, &xn);
+	if (!res->n_base && !res->n_new) {
 		free(xb);
-		free(xc);
-		unknown_metric(r, base, cur, err, errlen);
+		free(xn);
+		unknown_metric(r, base, new, err, errlen);
 		return -1;
 	}
-	if (!res->n_baseline || !res->n_current) {
-		snprintf(res->reason, sizeof(res->reason), "%s is not in the %s, only in the %s",
-			 r->metric, res->n_baseline ? "current profile" : "baseline",
-			 res->n_baseline ? "baseline" : "current profile");
-		if (res->n_baseline)
-			res->baseline = mean_of(xb, res->n_baseline);
+	if (!res->n_base || !res->n_new) {
+		snprintf(res->reason, sizeof(res->reason), "%s is not in the %s profile, only in the %s "
+			 "profile", r->metric, res->n_base ? "new" : "base", res->n_base ? "base" : "new");
+		if (res->n_base)
+			res->base = mean_of(xb, res->n_base);
 		else
-			res->current = mean_of(xc, res->n_current);
+			res->new = mean_of(xn, res->n_new);
 		goto out;
 	}
 	res->has_values = true;
-	res->baseline = mean_of(xb, res->n_baseline);
-	res->current = mean_of(xc, res->n_current);
-	res->threshold = rule_threshold(r, res->baseline);
-	holds = rule_compare(r->op, res->current, res->threshold);
+	res->base = mean_of(xb, res->n_base);
+	res->new = mean_of(xn, res->n_new);
+	res->threshold = rule_threshold(r, res->base);
+	holds = rule_compare(r->op, res->new, res->threshold);
 	if (!r->significant) {
 		res->verdict = holds ? VERDICT_PASS : VERDICT_FAIL;
 		goto out;
 	}
-	if (res->n_current < 2 || res->n_baseline < 2) {
+	if (res->n_new < 2 || res->n_base < 2) {
 		snprintf(res->reason, sizeof(res->reason),
-			 "too few samples: n=%zu and %zu; significance needs 2 on each side",
-			 res->n_current, res->n_baseline);
+			 "too few samples: n=%zu new and %zu base; significance needs 2 on each side",
+			 res->n_new, res->n_base);
 		goto out;
 	}
 	if (holds) {
 		res->verdict = VERDICT_PASS;
 	} else {
-		struct sample_summary sb, sc;
+		struct sample_summary sb, sn;
 		struct welch w;
 
-		summarize(xb, res->n_baseline, &sb);
-		summarize(xc, res->n_current, &sc);
-		welch_test(&sb, &sc, &w);
+		summarize(xb, res->n_base, &sb);
+		summarize(xn, res->n_new, &sn);
+		welch_test(&sb, &sn, &w);
 		res->tested = true;
 		res->p = w.p;
 		if (w.p < RULES_ALPHA) {
@@ -606,6 +601,6 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	}
 out:
 	free(xb);
-	free(xc);
+	free(xn);
 	return 0;
 }

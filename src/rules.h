@@ -2,10 +2,11 @@
 /*
  * The rules of `permscope gate` (docs/gate-rules.md): one a line,
  *   METRIC OP EXPR [significant]
- * with OP one of >= <= > < == != and EXPR a NUMBER, `baseline`, or
- * `baseline * NUMBER`, `baseline + NUMBER`, `baseline - NUMBER`.
+ * with OP one of >= <= > < == != and EXPR a NUMBER, `base`, or
+ * `base * NUMBER`, `base + NUMBER`, `base - NUMBER` (`baseline` is read as
+ * `base`).  A rule judges the new profile against the base profile.
  * Parsing and the evaluation of one rule against two profiles live here so
- * that unit tests can call them; the command is src/gate.c.
+ * that unit tests can call them; the command is src/cmd_gate.c.
  */
 #ifndef PERMSCOPE_RULES_H
 #define PERMSCOPE_RULES_H
@@ -21,18 +22,18 @@
 enum rule_op { RULE_GE, RULE_LE, RULE_GT, RULE_LT, RULE_EQ, RULE_NE, RULE_OPS };
 
 enum rule_expr {
-	EXPR_NUMBER,       /* NUMBER */
-	EXPR_BASELINE,     /* baseline */
-	EXPR_BASELINE_MUL, /* baseline * NUMBER */
-	EXPR_BASELINE_ADD, /* baseline + NUMBER */
-	EXPR_BASELINE_SUB, /* baseline - NUMBER */
+	EXPR_NUMBER,   /* NUMBER */
+	EXPR_BASE,     /* base */
+	EXPR_BASE_MUL, /* base * NUMBER */
+	EXPR_BASE_ADD, /* base + NUMBER */
+	EXPR_BASE_SUB, /* base - NUMBER */
 };
 
 struct rule {
 	char metric[METRIC_NAME_LEN];
 	enum rule_op op;
 	enum rule_expr expr;
-	double number;     /* the expression's NUMBER; 0 for EXPR_BASELINE */
+	double number;     /* the expression's NUMBER; 0 for EXPR_BASE */
 	bool significant;
 	const char *file;  /* the set's file name */
 	int line;          /* 1-based */
@@ -60,19 +61,19 @@ int rules_read(const char *path, struct rule_set *out, char **errors);
 void rules_free(struct rule_set *rs);
 
 const char *rule_op_name(enum rule_op op);
-/* EXPR with `baseline` standing for the given baseline mean. */
-double rule_threshold(const struct rule *r, double baseline);
-/* current OP threshold */
-bool rule_compare(enum rule_op op, double current, double threshold);
+/* EXPR with `base` standing for the given mean of the base profile. */
+double rule_threshold(const struct rule *r, double base);
+/* new OP threshold */
+bool rule_compare(enum rule_op op, double new, double threshold);
 
 enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NO_VERDICT };
 extern const char *const verdict_names[3];  /* "pass", "fail", "no-verdict" */
 
 struct rule_result {
 	enum verdict verdict;
-	bool has_values;       /* current, baseline and threshold are known */
-	double current, baseline, threshold; /* means; threshold from baseline */
-	size_t n_current, n_baseline;        /* samples on each side */
+	bool has_values;       /* new, base and threshold are known */
+	double new, base, threshold; /* means; threshold from base */
+	size_t n_new, n_base;        /* samples on each side */
 	bool tested;           /* Welch's test decided: p is set */
 	double p;
 	bool not_significant;  /* PASS only because p >= RULES_ALPHA ("~") */
@@ -80,12 +81,11 @@ struct rule_result {
 };
 
 /*
- * Evaluate rule `r` with `base` as the baseline and `cur` as the current
- * profile.  Returns 0 with `res` filled in, or -1 when the metric is
- * unknown (bad input): `err` then says "FILE:LINE: unknown metric ..." with
- * the nearest known names.
+ * Evaluate rule `r` on the profiles `base` and `new`.  Returns 0 with `res`
+ * filled in, or -1 when the metric is unknown (bad input): `err` then says
+ * "FILE:LINE: unknown metric ..." with the nearest known names.
  */
-int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *cur,
+int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
 		  struct rule_result *res, char *err, size_t errlen);
 
 #endif

@@ -14,10 +14,10 @@
 
 #include "profile.h"
 
-/* A small valid profile written through the real writer; its path. */
-static const char *write_profile(void)
+/* A small valid profile written through the real writer, access in mode `m`; its path. */
+static const char *write_profile_as(const char *name, enum attach_mode m)
 {
-	const char *path = tmp_path("good.json");
+	const char *path = tmp_path(name);
 	struct profile p;
 
 	profile_init(&p);
@@ -26,7 +26,7 @@ static const char *write_profile(void)
 	p.start_ns = 1700000000ULL * 1000000000ULL;
 	p.end_ns = p.start_ns + 5000000000ULL;
 	p.fam[FAMILY_ACCESS].status = FAMILY_OK;
-	p.fam[FAMILY_ACCESS].mode = MODE_TRACEPOINT;
+	p.fam[FAMILY_ACCESS].mode = m;
 	p.access.calls[ACCESS_FAST] = 1000;
 	p.access.latency[ACCESS_FAST].slots[9] = 1000; /* [512, 1024) ns */
 	p.access.latency[ACCESS_FAST].count = 1000;
@@ -40,6 +40,11 @@ static const char *write_profile(void)
 	assert_int_equal(profile_write(&p, path), 0);
 	profile_free(&p);
 	return path;
+}
+
+static const char *write_profile(void)
+{
+	return write_profile_as("good.json", MODE_TRACEPOINT);
 }
 
 static void version_and_help_succeed(void **state)
@@ -57,6 +62,56 @@ static void version_and_help_succeed(void **state)
 	assert_int_equal(permscope("report", "--help", NULL), 0);
 	assert_contains(out_text, "Usage: permscope report");
 	assert_contains(out_text, "--format");
+}
+
+/* -q where there is progress or a note to silence, -v where BPF loads, -j where JSON prints. */
+static void each_command_takes_only_the_common_options_that_mean_something_to_it(void **state)
+{
+	static const struct {
+		const char *cmd;
+		bool quiet, libbpf_log, json;
+	} cmds[] = {
+		{ "record", true, true, true },
+		{ "report", true, true, true },
+		{ "check", false, true, true },
+		{ "merge", true, false, false },
+		{ "compare", false, false, true },
+		{ "gate", true, false, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(permscope(cmds[i].cmd, "--help", NULL), 0);
+		if (cmds[i].quiet)
+			assert_contains(out_text, "  -q, --quiet ");
+		else
+			assert_not_contains(out_text, "--quiet");
+		if (cmds[i].libbpf_log)
+			assert_contains(out_text, "  -v, --verbose              Also print libbpf's log");
+		else
+			assert_not_contains(out_text, "libbpf");
+		if (cmds[i].json) {
+			assert_contains(out_text, "  -j, --json ");
+			assert_contains(out_text, "--format=FORMAT");
+		} else {
+			assert_not_contains(out_text, "--json");
+			assert_not_contains(out_text, "--format");
+		}
+	}
+	/* gate's -v shows where each rule came from: no BPF there */
+	assert_int_equal(permscope("gate", "--help", NULL), 0);
+	assert_contains(out_text, "  -v, --verbose              After each verdict line, print the "
+			"rule");
+	assert_int_equal(permscope("merge", "-j", "-o", "/nonexistent-dir/m.json", "x.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'j'");
+	assert_int_equal(permscope("merge", "-v", "-o", "/nonexistent-dir/m.json", "x.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'v'");
+	assert_int_equal(permscope("compare", "-v", "a.json", "b.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'v'");
+	assert_int_equal(permscope("compare", "-q", "a.json", "b.json", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'q'");
+	assert_int_equal(permscope("check", "-q", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'q'");
 }
 
 static void no_command_or_an_unknown_one_is_bad_usage(void **state)
@@ -85,6 +140,30 @@ static void bad_record_options_are_bad_usage(void **state)
 	assert_int_equal(permscope("record", "--pid", "1", "--", "true", NULL), 2);
 	assert_contains(err_text, "Error: --pid and a command exclude each other");
 	assert_int_equal(permscope("record", "--no-such-option", NULL), 2);
+}
+
+/* check tries families and modes: it neither lists nor takes record's other options. */
+static void check_takes_only_families_and_mode(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("check", "--help", NULL), 0);
+	assert_contains(out_text, "Usage: permscope check [OPTION...]\n");
+	assert_contains(out_text, "--families=LIST        Comma-separated families to try");
+	assert_contains(out_text, "--mode=MODE            Try only MODE");
+	assert_not_contains(out_text, "--duration");
+	assert_not_contains(out_text, "--pid");
+	assert_not_contains(out_text, "--comm");
+	assert_not_contains(out_text, "ignored");
+	assert_int_equal(permscope("check", "-d", "3", NULL), 2);
+	assert_contains(err_text, "invalid option -- 'd'");
+	assert_int_equal(permscope("check", "--pid", "1", NULL), 2);
+	assert_contains(err_text, "unrecognized option '--pid'");
+	assert_int_equal(permscope("check", "--families", "access,dcache", NULL), 2);
+	assert_contains(err_text, "unknown family 'dcache' (expected lookup, access or exec)");
+	assert_int_equal(permscope("check", "--mode", "uprobe", NULL), 2);
+	assert_contains(err_text, "unknown mode 'uprobe' (expected fentry, kprobe or tracepoint)");
+	assert_int_equal(permscope("check", "extra", NULL), 2);
+	assert_contains(err_text, "unexpected argument 'extra'");
 }
 
 static void recording_a_process_that_does_not_exist_is_bad_input(void **state)
@@ -146,6 +225,79 @@ static void report_of_a_saved_profile_in_each_format(void **state)
 	assert_contains(out_text, "access,fast,calls,1000\n");
 }
 
+/* -j is --format json in every command that prints JSON; -j against --format is refused. */
+static void json_and_format_follow_one_rule_in_every_command(void **state)
+{
+	static const char *const cmds[] = { "report", "compare", "gate", "record", "check" };
+	const char *path;
+
+	(void)state;
+	path = write_profile();
+	assert_int_equal(permscope("report", path, "-j", "--format", "json", NULL), 0);
+	assert_contains(out_text, "\"format\": \"permscope-report/1\"");
+	assert_int_equal(permscope("compare", path, path, "-j", NULL), 0);
+	assert_contains(out_text, "\"format\": \"permscope-compare/1\"");
+	assert_int_equal(permscope("compare", path, path, "--format", "json", NULL), 0);
+	assert_contains(out_text, "\"format\": \"permscope-compare/1\"");
+	assert_int_equal(permscope("gate", "-b", path, "-n", path, "--format", "json", NULL), 3);
+	assert_contains(out_text, "\"format\": \"permscope-gate/");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(permscope(cmds[i], "-j", "--format", "text", NULL), 2);
+		assert_contains(err_text, "-j is --format json, but --format text was given too "
+				"(give one of them)");
+		assert_int_equal(permscope(cmds[i], "--format", "yaml", NULL), 2);
+		assert_contains(err_text, "unknown format 'yaml'");
+		assert_int_equal(permscope(cmds[i], "--help", NULL), 0);
+		assert_contains(out_text, "--format=FORMAT        Print FORMAT: text (default)");
+		assert_contains(out_text, "-j, --json                 Print JSON: the same as --format "
+				"json");
+	}
+	assert_int_equal(permscope("report", path, "-j", "--format", "csv", NULL), 2);
+	assert_contains(err_text, "-j is --format json, but --format csv was given too");
+	assert_int_equal(permscope("compare", path, path, "--format", "html", "-j", NULL), 2);
+	assert_contains(err_text, "-j is --format json, but --format html was given too");
+	assert_int_equal(permscope("check", "--format", "csv", NULL), 2);
+	assert_contains(err_text, "unknown format 'csv' (expected text or json)");
+	assert_int_equal(permscope("report", path, "--format", "html", NULL), 2);
+	assert_contains(err_text, "unknown format 'html' (expected text, json or csv)");
+}
+
+/* compare and merge refuse what gate gives no verdict on, in the same words. */
+static void a_family_in_two_attach_modes_is_refused_unless_allowed(void **state)
+{
+	const char *tp, *fe, *merged;
+	char msg[2048];
+
+	(void)state;
+	tp = write_profile();
+	fe = write_profile_as("fentry.json", MODE_FENTRY);
+	merged = tmp_path("merged.json");
+
+	assert_int_equal(permscope("compare", tp, fe, NULL), 2);
+	snprintf(msg, sizeof(msg), "Error: the access family attached with tracepoint in %s but "
+		 "fentry in %s: an attach mode changes what a probe sees and costs "
+		 "(--allow-mode-mismatch compares anyway)\n", tp, fe);
+	assert_string_equal(err_text, msg);
+	assert_string_equal(out_text, "");
+	assert_int_equal(permscope("compare", tp, fe, "--allow-mode-mismatch", NULL), 0);
+	assert_contains(out_text, "permscope compare");
+
+	assert_int_equal(permscope("merge", tp, fe, "-o", merged, NULL), 2);
+	snprintf(msg, sizeof(msg), "Error: the access family attached with tracepoint in %s but "
+		 "fentry in %s: an attach mode changes what a probe sees and costs "
+		 "(--allow-mode-mismatch merges anyway)\n", tp, fe);
+	assert_string_equal(err_text, msg);
+	assert_int_equal(access(merged, F_OK), -1);
+	assert_int_equal(permscope("merge", "-q", tp, fe, "-o", merged, "--allow-mode-mismatch",
+				   NULL), 0);
+	assert_string_equal(err_text, "");
+	assert_int_equal(access(merged, F_OK), 0);
+
+	assert_int_equal(permscope("gate", "-b", tp, "-n", fe, NULL), 3);
+	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
+			"tracepoint in the base profile but fentry in the new profile\n");
+}
+
 static void report_output_file_is_written_whole_and_stdout_stays_empty(void **state)
 {
 	const char *path, *out = tmp_path("report.csv");
@@ -182,12 +334,16 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(version_and_help_succeed),
+		cmocka_unit_test(each_command_takes_only_the_common_options_that_mean_something_to_it),
 		cmocka_unit_test(no_command_or_an_unknown_one_is_bad_usage),
 		cmocka_unit_test(bad_record_options_are_bad_usage),
+		cmocka_unit_test(check_takes_only_families_and_mode),
 		cmocka_unit_test(recording_a_process_that_does_not_exist_is_bad_input),
 		cmocka_unit_test(unreadable_or_malformed_profiles_exit_2),
 		cmocka_unit_test(report_rejects_options_that_do_not_fit),
 		cmocka_unit_test(report_of_a_saved_profile_in_each_format),
+		cmocka_unit_test(json_and_format_follow_one_rule_in_every_command),
+		cmocka_unit_test(a_family_in_two_attach_modes_is_refused_unless_allowed),
 		cmocka_unit_test(report_output_file_is_written_whole_and_stdout_stays_empty),
 		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
 	};

@@ -127,13 +127,13 @@ static void valid_rules_of_every_form_parse(void **state)
 		"   \t\n"
 		"lookup.did_skip_ratio[tmpfs] >= 0.90\n"
 		"access.avoidable_per_call <= 0.01   # at most 1 in 100\n"
-		"exec.enoent.latency.p50 <= baseline * 1.10\n"
+		"exec.enoent.latency.p50 <= base * 1.10\n"
 		"bench.access1.ops_per_sec >= baseline * 0.95 significant\n"
-		"\taccess.calls > baseline\n"
+		"\taccess.calls > base\n"
 		"access.fast < baseline + 5\r\n"
-		"exec.calls != baseline - -2.5e1\n"
+		"exec.calls != base - -2.5e1\n"
 		"lookup.checks==-1e-3\n"
-		"access.fast_ratio>=baseline*2 significant#comment\n"
+		"access.fast_ratio>=base*2 significant#comment\n"
 		"lookup.violations[fuse.sshfs] == +.5\n"
 		"exec.ok >= 7. significant";
 	struct rule_set rs;
@@ -161,31 +161,31 @@ static void valid_rules_of_every_form_parse(void **state)
 	assert_string_equal(r->text, "access.avoidable_per_call <= 0.01");
 
 	r = &rs.r[2];
-	assert_int_equal(r->expr, EXPR_BASELINE_MUL);
+	assert_int_equal(r->expr, EXPR_BASE_MUL);
 	assert_true(r->number == 1.10);
 	assert_int_equal(r->line, 6);
 
 	r = &rs.r[3];
 	assert_string_equal(r->metric, "bench.access1.ops_per_sec");
-	assert_int_equal(r->expr, EXPR_BASELINE_MUL);
+	assert_int_equal(r->expr, EXPR_BASE_MUL);
 	assert_true(r->number == 0.95);
 	assert_true(r->significant);
 
 	r = &rs.r[4];
 	assert_int_equal(r->op, RULE_GT);
-	assert_int_equal(r->expr, EXPR_BASELINE);
+	assert_int_equal(r->expr, EXPR_BASE);
 	assert_false(r->significant);
-	assert_string_equal(r->text, "access.calls > baseline");
+	assert_string_equal(r->text, "access.calls > base");
 
 	r = &rs.r[5];
 	assert_int_equal(r->op, RULE_LT);
-	assert_int_equal(r->expr, EXPR_BASELINE_ADD);
+	assert_int_equal(r->expr, EXPR_BASE_ADD);
 	assert_true(r->number == 5);
 	assert_string_equal(r->text, "access.fast < baseline + 5");
 
 	r = &rs.r[6];
 	assert_int_equal(r->op, RULE_NE);
-	assert_int_equal(r->expr, EXPR_BASELINE_SUB);
+	assert_int_equal(r->expr, EXPR_BASE_SUB);
 	assert_true(r->number == -25);
 
 	r = &rs.r[7];
@@ -196,10 +196,10 @@ static void valid_rules_of_every_form_parse(void **state)
 
 	r = &rs.r[8];
 	assert_string_equal(r->metric, "access.fast_ratio");
-	assert_int_equal(r->expr, EXPR_BASELINE_MUL);
+	assert_int_equal(r->expr, EXPR_BASE_MUL);
 	assert_true(r->number == 2);
 	assert_true(r->significant);
-	assert_string_equal(r->text, "access.fast_ratio>=baseline*2 significant");
+	assert_string_equal(r->text, "access.fast_ratio>=base*2 significant");
 
 	r = &rs.r[9];
 	assert_string_equal(r->metric, "lookup.violations[fuse.sshfs]");
@@ -218,13 +218,13 @@ static void thresholds_and_comparisons(void **state)
 
 	(void)state;
 	assert_true(rule_threshold(&r, 10) == 2);
-	r.expr = EXPR_BASELINE;
+	r.expr = EXPR_BASE;
 	assert_true(rule_threshold(&r, 10) == 10);
-	r.expr = EXPR_BASELINE_MUL;
+	r.expr = EXPR_BASE_MUL;
 	assert_true(rule_threshold(&r, 10) == 20);
-	r.expr = EXPR_BASELINE_ADD;
+	r.expr = EXPR_BASE_ADD;
 	assert_true(rule_threshold(&r, 10) == 12);
-	r.expr = EXPR_BASELINE_SUB;
+	r.expr = EXPR_BASE_SUB;
 	assert_true(rule_threshold(&r, 10) == 8);
 
 	assert_true(rule_compare(RULE_GE, 1, 1) && !rule_compare(RULE_GE, 0.9, 1));
@@ -261,23 +261,29 @@ static const struct {
 		"found '='\n" },
 	{ "access.calls >== 1", "t.rules:1:14: expected an operator (>=, <=, >, <, ==, !=), "
 		"found '>=='\n" },
-	{ "access.calls >=", "t.rules:1:16: expected a number or 'baseline', found end of line\n" },
+	{ "access.calls >=", "t.rules:1:16: expected a number or 'base', found end of line\n" },
 	{ "access.calls >= # nothing",
-	  "t.rules:1:16: expected a number or 'baseline', found end of line\n" },
-	{ "access.calls >= base", "t.rules:1:17: expected a number or 'baseline', found 'base'\n" },
-	{ "access.calls >= inf", "t.rules:1:17: expected a number or 'baseline', found 'inf'\n" },
-	{ "access.calls >= 0.9x", "t.rules:1:17: expected a number or 'baseline', found '0.9x'\n" },
-	{ "access.calls >= 1.5e", "t.rules:1:17: expected a number or 'baseline', found '1.5e'\n" },
-	{ "access.calls >= .", "t.rules:1:17: expected a number or 'baseline', found '.'\n" },
-	{ "access.calls >= - 1", "t.rules:1:17: expected a number or 'baseline', found '-'\n" },
+	  "t.rules:1:16: expected a number or 'base', found end of line\n" },
+	{ "access.calls >= bas", "t.rules:1:17: expected a number or 'base', found 'bas'\n" },
+	{ "access.calls >= basement", "t.rules:1:17: expected a number or 'base', found 'basement'\n" },
+	{ "access.calls >= inf", "t.rules:1:17: expected a number or 'base', found 'inf'\n" },
+	{ "access.calls >= 0.9x", "t.rules:1:17: expected a number or 'base', found '0.9x'\n" },
+	{ "access.calls >= 1.5e", "t.rules:1:17: expected a number or 'base', found '1.5e'\n" },
+	{ "access.calls >= .", "t.rules:1:17: expected a number or 'base', found '.'\n" },
+	{ "access.calls >= - 1", "t.rules:1:17: expected a number or 'base', found '-'\n" },
+	{ "access.calls >= base.5", "t.rules:1:17: expected a number or 'base', found 'base.5'\n" },
 	{ "access.calls >= baseline.5",
-	  "t.rules:1:17: expected a number or 'baseline', found 'baseline.5'\n" },
+	  "t.rules:1:17: expected a number or 'base', found 'baseline.5'\n" },
 	{ "access.calls >= baseline/2",
-	  "t.rules:1:17: expected a number or 'baseline', found 'baseline/2'\n" },
+	  "t.rules:1:17: expected a number or 'base', found 'baseline/2'\n" },
 	{ "access.calls >= 1e999", "t.rules:1:17: expected a finite number, found '1e999'\n" },
 	{ "access.calls >= baseline / 2", "t.rules:1:26: expected '*', '+', '-', 'significant' "
 		"or end of line, found '/'\n" },
 	{ "access.calls >= baseline *", "t.rules:1:27: expected a number, found end of line\n" },
+	{ "access.calls >= base *", "t.rules:1:23: expected a number, found end of line\n" },
+	{ "access.calls >= base * base", "t.rules:1:24: expected a number, found 'base'\n" },
+	{ "access.calls >= base / 2", "t.rules:1:22: expected '*', '+', '-', 'significant' "
+		"or end of line, found '/'\n" },
 	{ "access.calls >= baseline * x", "t.rules:1:28: expected a number, found 'x'\n" },
 	{ "access.calls >= baseline * baseline",
 	  "t.rules:1:28: expected a number, found 'baseline'\n" },
@@ -332,8 +338,8 @@ static void every_bad_line_is_reported_and_odd_bytes_are_shown_safely(void **sta
 	assert_int_equal(rules_parse(text, sizeof(text) - 1, "f.rules", &rs, &errors), 3);
 	assert_string_equal(errors,
 		"f.rules:2:5: expected an operator (>=, <=, >, <, ==, !=), found end of line\n"
-		"f.rules:6:17: expected a number or 'baseline', found '1?'\n"
-		"f.rules:7:17: expected a number or 'baseline', found '?'\n");
+		"f.rules:6:17: expected a number or 'base', found '1?'\n"
+		"f.rules:7:17: expected a number or 'base', found '?'\n");
 	assert_int_equal(rs.n, 2);
 	assert_int_equal(rs.r[0].line, 1);
 	assert_int_equal(rs.r[1].line, 5);
@@ -359,14 +365,14 @@ static struct rule one_rule(const char *text, struct rule_set *rs)
 	return rs->r[0];
 }
 
-static void evaluate(const char *text, const struct profile *b, const struct profile *c,
+static void evaluate(const char *text, const struct profile *base, const struct profile *new,
 		     struct rule_result *res)
 {
 	struct rule_set rs;
 	struct rule r = one_rule(text, &rs);
 	char err[1024];
 
-	if (rule_evaluate(&r, b, c, res, err, sizeof(err)))
+	if (rule_evaluate(&r, base, new, res, err, sizeof(err)))
 		fail_msg("%s: %s", text, err);
 	rules_free(&rs);
 }
@@ -380,20 +386,20 @@ static void plain_comparisons_pass_and_fail_on_the_means(void **state)
 	access_profile(&stock, MODE_TRACEPOINT, 1000);
 	access_profile(&fast, MODE_TRACEPOINT, 0);
 
-	evaluate("access.avoidable_per_call <= baseline + 0.01", &stock, &fast, &res);
+	evaluate("access.avoidable_per_call <= base + 0.01", &stock, &fast, &res);
 	assert_int_equal(res.verdict, VERDICT_PASS);
 	assert_true(res.has_values);
-	assert_true(res.current == 0 && res.baseline == 1 && res.threshold == 1.01);
-	assert_int_equal(res.n_current, 1);
-	assert_int_equal(res.n_baseline, 1);
+	assert_true(res.new == 0 && res.base == 1 && res.threshold == 1.01);
+	assert_int_equal(res.n_new, 1);
+	assert_int_equal(res.n_base, 1);
 	assert_false(res.tested);
 	assert_string_equal(res.reason, "");
 
 	evaluate("access.avoidable_per_call <= 0.01", &fast, &stock, &res);
 	assert_int_equal(res.verdict, VERDICT_FAIL);
-	assert_true(res.current == 1 && res.baseline == 0 && res.threshold == 0.01);
+	assert_true(res.new == 1 && res.base == 0 && res.threshold == 0.01);
 
-	evaluate("access.calls == baseline", &stock, &fast, &res);
+	evaluate("access.calls == base", &stock, &fast, &res);
 	assert_int_equal(res.verdict, VERDICT_PASS);
 	evaluate("access.fast > baseline * 2", &fast, &stock, &res);
 	assert_int_equal(res.verdict, VERDICT_FAIL);
@@ -417,15 +423,15 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 	evaluate("lookup.did_skip_ratio >= 0.9", &b, &a, &res);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
 	assert_false(res.has_values);
-	assert_string_equal(res.reason, "the lookup family did not record in the current "
-			    "profile (unavailable)");
-	evaluate("lookup.did_skip_ratio >= 0.9", &a, &b, &res);
-	assert_string_equal(res.reason, "the lookup family did not record in the baseline "
+	assert_string_equal(res.reason, "the lookup family did not record in the new profile "
 			    "(unavailable)");
-	evaluate("exec.enoent_early_share >= baseline", &a, &b, &res);
+	evaluate("lookup.did_skip_ratio >= 0.9", &a, &b, &res);
+	assert_string_equal(res.reason, "the lookup family did not record in the base profile "
+			    "(unavailable)");
+	evaluate("exec.enoent_early_share >= base", &a, &b, &res);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
-	assert_string_equal(res.reason, "the exec family did not record in the baseline "
-			    "(not requested) nor in the current profile (not requested)");
+	assert_string_equal(res.reason, "the exec family did not record in the base profile "
+			    "(not requested) nor in the new profile (not requested)");
 	/* a misspelt name is bad input even where its family did not record */
 	{
 		struct rule_set rs;
@@ -442,8 +448,8 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 	access_profile(&lk, MODE_FENTRY, 0);
 	evaluate("access.unsafe == 0", &tp, &lk, &res);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
-	assert_string_equal(res.reason, "the access family recorded in tracepoint mode in the "
-			    "baseline but in fentry mode in the current profile");
+	assert_string_equal(res.reason, "the access family attached with tracepoint in the base "
+			    "profile but fentry in the new profile");
 	profile_free(&a);
 	profile_free(&b);
 	profile_free(&tp);
@@ -452,13 +458,13 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 	/* the family recorded on both sides, the filesystem only in one */
 	lookup_profile(&a, "tmpfs", 950);
 	lookup_profile(&b, "ext4", 0);
-	evaluate("lookup.did_skip_ratio[tmpfs] >= baseline", &a, &b, &res);
+	evaluate("lookup.did_skip_ratio[tmpfs] >= base", &a, &b, &res);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
-	assert_string_equal(res.reason, "lookup.did_skip_ratio[tmpfs] is not in the current "
-			    "profile, only in the baseline");
-	assert_int_equal(res.n_baseline, 1);
-	assert_int_equal(res.n_current, 0);
-	assert_true(res.baseline == 0.95);
+	assert_string_equal(res.reason, "lookup.did_skip_ratio[tmpfs] is not in the new "
+			    "profile, only in the base profile");
+	assert_int_equal(res.n_base, 1);
+	assert_int_equal(res.n_new, 0);
+	assert_true(res.base == 0.95);
 	evaluate("lookup.did_skip_ratio[tmpfs] >= 0.9", &a, &a, &res);
 	assert_int_equal(res.verdict, VERDICT_PASS);
 	profile_free(&a);
@@ -509,7 +515,7 @@ static void significance_over_runs(void **state)
 	static const double tight_low[] = { 0.50, 0.51, 0.49 };
 	static const double noisy_base[] = { 1.0, 0.5, 1.5 };
 	static const double noisy_low[] = { 0.9, 0.4, 1.2 };
-	static const char *const rule = "access.fast_ratio >= baseline * 0.95 significant";
+	static const char *const rule = "access.fast_ratio >= base * 0.95 significant";
 	struct profile b, c, one;
 	struct rule_result res;
 
@@ -522,9 +528,9 @@ static void significance_over_runs(void **state)
 	assert_true(res.tested);
 	assert_true(res.p < 0.05);
 	assert_false(res.not_significant);
-	assert_int_equal(res.n_current, 3);
-	assert_int_equal(res.n_baseline, 3);
-	assert_true(fabs(res.current - 0.5) < 1e-12 && fabs(res.baseline - 1.0) < 1e-12);
+	assert_int_equal(res.n_new, 3);
+	assert_int_equal(res.n_base, 3);
+	assert_true(fabs(res.new - 0.5) < 1e-12 && fabs(res.base - 1.0) < 1e-12);
 	/* the same comparison without `significant` fails too */
 	evaluate("access.fast_ratio >= baseline * 0.95", &b, &c, &res);
 	assert_int_equal(res.verdict, VERDICT_FAIL);
@@ -548,12 +554,12 @@ static void significance_over_runs(void **state)
 	evaluate("access.fast_ratio >= baseline * 0.95", &b, &c, &res);
 	assert_int_equal(res.verdict, VERDICT_FAIL);
 
-	/* one run on the current side: no verdict */
+	/* one run on the new side: no verdict */
 	access_profile(&one, MODE_TRACEPOINT, 0);
 	evaluate(rule, &b, &one, &res);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
-	assert_string_equal(res.reason, "too few samples: n=1 and 3; significance needs 2 on "
-			    "each side");
+	assert_string_equal(res.reason, "too few samples: n=1 new and 3 base; significance "
+			    "needs 2 on each side");
 	assert_true(res.has_values);
 	profile_free(&b);
 	profile_free(&c);
@@ -582,44 +588,75 @@ static void gate_exit_statuses_and_text_output(void **state)
 	(void)state;
 	write_profiles();
 	rules = write_tmp_file("ok.rules", "access.avoidable_per_call <= 0.01\naccess.unsafe == 0\n");
-	assert_int_equal(permscope("gate", "--baseline", stock, "--current", fast, "--rules", rules,
+	assert_int_equal(permscope("gate", "--base", stock, "--new", fast, "--rules", rules,
 				   NULL), 0);
 	assert_string_equal(out_text,
-		"PASS  access.avoidable_per_call  current 0  baseline 1  threshold <= 0.01\n"
-		"PASS  access.unsafe  current 0  baseline 0  threshold == 0\n"
+		"PASS  access.avoidable_per_call  new 0  base 1  threshold <= 0.01\n"
+		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
 		"gate: 2 passed, 0 failed, 0 without verdict\n");
 	assert_string_equal(err_text, "");
 
 	/* the other way round: the fast path was lost */
-	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, "-r", rules, NULL), 1);
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, NULL), 1);
 	assert_string_equal(out_text,
-		"FAIL  access.avoidable_per_call  current 1  baseline 0  threshold <= 0.01\n"
-		"PASS  access.unsafe  current 0  baseline 0  threshold == 0\n"
+		"FAIL  access.avoidable_per_call  new 1  base 0  threshold <= 0.01\n"
+		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
 		"gate: 1 passed, 1 failed, 0 without verdict\n");
 	/* -q: only what did not pass */
-	assert_int_equal(permscope("gate", "-q", "-b", fast, "-c", stock, "-r", rules, NULL), 1);
+	assert_int_equal(permscope("gate", "-q", "-b", fast, "-n", stock, "-r", rules, NULL), 1);
 	assert_string_equal(out_text,
-		"FAIL  access.avoidable_per_call  current 1  baseline 0  threshold <= 0.01\n");
+		"FAIL  access.avoidable_per_call  new 1  base 0  threshold <= 0.01\n");
 
 	/* the default rules on access-only profiles: exec and lookup give no verdict */
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, NULL), 3);
-	assert_contains(out_text, "PASS  access.unsafe  current 0  baseline 0  threshold == 0\n");
-	assert_contains(out_text, "PASS  access.avoidable_per_call  current 0  baseline 1  "
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, NULL), 3);
+	assert_contains(out_text, "PASS  access.unsafe  new 0  base 0  threshold == 0\n");
+	assert_contains(out_text, "PASS  access.avoidable_per_call  new 0  base 1  "
 			"threshold <= 1.01\n");
 	assert_contains(out_text, "NO-VERDICT  exec.enoent_early_share  the exec family did "
-			"not record in the baseline (not requested) nor in the current profile "
+			"not record in the base profile (not requested) nor in the new profile "
 			"(not requested)\n");
 	assert_contains(out_text, "gate: 2 passed, 0 failed, 3 without verdict\n");
 	/* a failure wins over no verdict */
-	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, NULL), 1);
-	assert_contains(out_text, "FAIL  access.avoidable_per_call  current 1  baseline 0  "
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, NULL), 1);
+	assert_contains(out_text, "FAIL  access.avoidable_per_call  new 1  base 0  "
 			"threshold <= 0.01\n");
 
 	/* mode mismatch */
-	assert_int_equal(permscope("gate", "-b", fast, "-c", tmp_path("fentry.json"), "-r", rules,
+	assert_int_equal(permscope("gate", "-b", fast, "-n", tmp_path("fentry.json"), "-r", rules,
 				   NULL), 3);
-	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family recorded in "
-			"tracepoint mode in the baseline but in fentry mode in the current profile\n");
+	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
+			"tracepoint in the base profile but fentry in the new profile\n");
+}
+
+/* Scripts written for gate/1 keep working: --baseline, --current and -c, `baseline` in rules. */
+static void gate_takes_the_old_spellings_of_base_and_new(void **state)
+{
+	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json"), *rules;
+	char *expected;
+
+	(void)state;
+	write_profiles();
+	rules = write_tmp_file("old.rules", "access.avoidable_per_call <= baseline + 0.01\n"
+					"access.calls == baseline\n");
+	assert_int_equal(permscope("gate", "--base", fast, "--new", stock, "-r", rules, NULL), 1);
+	assert_contains(out_text, "FAIL  access.avoidable_per_call  new 1  base 0  "
+			"threshold <= 0.01\n");
+	expected = strdup(out_text);
+	assert_non_null(expected);
+	assert_int_equal(permscope("gate", "--baseline", fast, "--current", stock, "-r", rules,
+				   NULL), 1);
+	assert_string_equal(out_text, expected);
+	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, "-r", rules, NULL), 1);
+	assert_string_equal(out_text, expected);
+	assert_string_equal(err_text, "");
+	free(expected);
+	/* the old spellings are not advertised */
+	assert_int_equal(permscope("gate", "--help", NULL), 0);
+	assert_contains(out_text, "  -b, --base=BASE ");
+	assert_contains(out_text, "  -n, --new=NEW ");
+	assert_null(strstr(out_text, "--baseline"));
+	assert_null(strstr(out_text, "--current"));
+	assert_null(strstr(out_text, "-c,"));
 }
 
 static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
@@ -629,10 +666,10 @@ static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
 	(void)state;
 	write_profiles();
 	rules = write_tmp_file("bad.rules", "access.unsafe == 0\n"
-					   "access.calls =< 1\n"
-					   "# ok\n"
-					   "access.calls >= baseline * x\n");
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+				       "access.calls =< 1\n"
+				       "# ok\n"
+				       "access.calls >= baseline * x\n");
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", rules, NULL), 2);
 	assert_string_equal(out_text, "");
 	assert_contains(err_text, "Error: ");
 	assert_contains(err_text, "bad.rules:2:14: expected an operator (>=, <=, >, <, ==, !=), "
@@ -640,37 +677,86 @@ static void gate_bad_input_exits_2_and_evaluates_nothing(void **state)
 	assert_contains(err_text, "bad.rules:4:28: expected a number, found 'x'\n");
 
 	rules = write_tmp_file("unknown.rules", "access.unsafe == 0\naccess.avoidable_percall <= 0.01\n");
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", rules, NULL), 2);
 	assert_string_equal(out_text, "");
 	assert_contains(err_text, "unknown.rules:2: unknown metric 'access.avoidable_percall'; "
 			"nearest: access.avoidable_per_call, ");
 
-	rules = write_tmp_file("bench.rules",
-			       "bench.access1.ops_per_sec >= baseline * 0.95 significant\n");
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+	rules = write_tmp_file("bench.rules", "bench.access1.ops_per_sec >= baseline * 0.95 significant\n");
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", rules, NULL), 2);
 	assert_contains(err_text, "bench.rules:1: unknown metric 'bench.access1.ops_per_sec'");
 
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", "/nonexistent/r", NULL), 2);
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", "/nonexistent/r", NULL), 2);
 	assert_contains(err_text, "Error: cannot read /nonexistent/r: No such file or directory");
 
 	rules = write_tmp_file("empty.rules", "# nothing yet\n");
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, NULL), 2);
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", rules, NULL), 2);
 	assert_contains(err_text, "empty.rules: no rules");
 
-	assert_int_equal(permscope("gate", "-b", "/nonexistent/p.json", "-c", fast, NULL), 2);
+	assert_int_equal(permscope("gate", "-b", "/nonexistent/p.json", "-n", fast, NULL), 2);
 	assert_contains(err_text, "Error: /nonexistent/p.json: cannot open:");
 	write_tmp_file("trunc.json", "{\"format\": \"permscope-profile/1\", \"host\": {");
-	assert_int_equal(permscope("gate", "-b", stock, "-c", tmp_path("trunc.json"), NULL), 2);
+	assert_int_equal(permscope("gate", "-b", stock, "-n", tmp_path("trunc.json"), NULL), 2);
 	assert_contains(err_text, "not valid JSON");
 	assert_string_equal(out_text, "");
 
 	assert_int_equal(permscope("gate", "-b", stock, NULL), 2);
-	assert_contains(err_text, "--baseline FILE and --current FILE are required");
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "extra", NULL), 2);
+	assert_contains(err_text, "--base BASE and --new NEW are required");
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "extra", NULL), 2);
 	assert_contains(err_text, "unexpected argument 'extra'");
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "--junit",
-				   "/nonexistent-dir/g.xml", NULL), 2);
-	assert_contains(err_text, "Error: cannot write /nonexistent-dir/g.xml");
+}
+
+/*
+ * permscope(...) with standard output on /dev/full, where every write fails
+ * with ENOSPC: the exit status, with stderr in err_text.
+ */
+static int permscope_into_dev_full(const char *first, ...)
+{
+	const char *err = tmp_path("stderr");
+	char *argv[32];
+	int n = 0, status;
+	va_list ap;
+
+	argv[n++] = (char *)permscope_bin();
+	va_start(ap, first);
+	for (const char *a = first; a && n < 31; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	status = run_to(argv, "/dev/full", err);
+	free(err_text);
+	err_text = slurp(err, NULL);
+	return status;
+}
+
+/* Exit 4: the gate judged, but could not deliver the verdicts; never 2, which is bad input. */
+static void gate_environment_failures_exit_4(void **state)
+{
+	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json");
+	char msg[700];
+
+	(void)state;
+	write_profiles();
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "--junit",
+				   "/nonexistent-dir/x.xml", NULL), 4);
+	assert_contains(err_text, "Error: cannot write /nonexistent-dir/x.xml: No such file or "
+			"directory\n");
+	assert_string_equal(out_text, "");
+	/* a directory where the JUnit file should go */
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "--junit", tmpdir, NULL), 4);
+	snprintf(msg, sizeof(msg), "Error: cannot write %s: ", tmpdir);
+	assert_contains(err_text, msg);
+	assert_string_equal(out_text, "");
+	/* standard output that cannot be written: text, JSON, the default rules */
+	assert_int_equal(permscope_into_dev_full("gate", "-b", stock, "-n", fast, NULL), 4);
+	assert_contains(err_text, "Error: writing to standard output failed: No space left on "
+			"device\n");
+	assert_int_equal(permscope_into_dev_full("gate", "-b", fast, "-n", stock, "-j", NULL), 4);
+	assert_contains(err_text, "Error: writing to standard output failed: No space left on "
+			"device\n");
+	assert_int_equal(permscope_into_dev_full("gate", "--print-default-rules", NULL), 4);
+	assert_contains(err_text, "Error: writing to standard output failed: No space left on "
+			"device\n");
 }
 
 static void gate_significance_in_the_output(void **state)
@@ -692,18 +778,18 @@ static void gate_significance_in_the_output(void **state)
 	save(&p, "noisy-base.json");
 	runs_profile(&p, "access.fast_ratio", noisy_low, 3);
 	save(&p, "noisy-low.json");
-	rules = write_tmp_file("sig.rules", "access.fast_ratio >= baseline * 0.95 significant\n");
+	rules = write_tmp_file("sig.rules", "access.fast_ratio >= base * 0.95 significant\n");
 
 	assert_int_equal(permscope("gate", "-b", tmp_path("tight-base.json"),
-				   "-c", tmp_path("tight-low.json"), "-r", rules, NULL), 1);
-	assert_contains(out_text, "FAIL  access.fast_ratio  current 0.5  baseline 1  "
+				   "-n", tmp_path("tight-low.json"), "-r", rules, NULL), 1);
+	assert_contains(out_text, "FAIL  access.fast_ratio  new 0.5  base 1  "
 			"threshold >= 0.95  p=");
 	p_at = strstr(out_text, "p=");
 	assert_true(strtod(p_at + 2, NULL) < 0.05);
 
 	assert_int_equal(permscope("gate", "-b", tmp_path("noisy-base.json"),
-				   "-c", tmp_path("noisy-low.json"), "-r", rules, NULL), 0);
-	assert_contains(out_text, "PASS  access.fast_ratio  current 0.833333  baseline 1  "
+				   "-n", tmp_path("noisy-low.json"), "-r", rules, NULL), 0);
+	assert_contains(out_text, "PASS  access.fast_ratio  new 0.833333  base 1  "
 			"threshold >= 0.95  ~ p=");
 	p_at = strstr(out_text, "~ p=");
 	assert_true(strtod(p_at + 4, NULL) >= 0.05);
@@ -711,10 +797,10 @@ static void gate_significance_in_the_output(void **state)
 
 	/* a single recording against runs: too few samples */
 	assert_int_equal(permscope("gate", "-b", tmp_path("noisy-base.json"),
-				   "-c", tmp_path("fast.json"), "-r", rules, NULL), 3);
-	assert_contains(out_text, "NO-VERDICT  access.fast_ratio  current 1  baseline 1  "
-			"threshold >= 0.95  too few samples: n=1 and 3; significance needs 2 "
-			"on each side\n");
+				   "-n", tmp_path("fast.json"), "-r", rules, NULL), 3);
+	assert_contains(out_text, "NO-VERDICT  access.fast_ratio  new 1  base 1  "
+			"threshold >= 0.95  too few samples: n=1 new and 3 base; significance "
+			"needs 2 on each side\n");
 }
 
 static void gate_json_output_parses(void **state)
@@ -726,12 +812,12 @@ static void gate_json_output_parses(void **state)
 	(void)state;
 	write_profiles();
 	rules = write_tmp_file("json.rules", "access.avoidable_per_call <= 0.01 # the fast path\n"
-					     "lookup.violations == 0\n");
-	assert_int_equal(permscope("gate", "-b", fast, "-c", stock, "-r", rules, "--json", NULL), 1);
+					 "lookup.violations == 0\n");
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "--json", NULL), 1);
 	root = json_loads(out_text, 0, &e);
 	if (!root)
 		fail_msg("not JSON: %s\n%s", e.text, out_text);
-	assert_string_equal(json_string_value(json_object_get(root, "format")), "permscope-gate/1");
+	assert_string_equal(json_string_value(json_object_get(root, "format")), "permscope-gate/2");
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "fail");
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 1);
 	assert_int_equal(json_array_size(json_object_get(root, "rules")), 2);
@@ -745,10 +831,12 @@ static void gate_json_output_parses(void **state)
 			    "access.avoidable_per_call");
 	assert_string_equal(json_string_value(json_object_get(r, "op")), "<=");
 	assert_true(json_number_value(json_object_get(r, "threshold")) == 0.01);
-	assert_true(json_number_value(json_object_get(r, "current")) == 1);
-	assert_true(json_number_value(json_object_get(r, "baseline")) == 0);
-	assert_int_equal(json_integer_value(json_object_get(r, "n_current")), 1);
-	assert_int_equal(json_integer_value(json_object_get(r, "n_baseline")), 1);
+	assert_true(json_number_value(json_object_get(r, "new")) == 1);
+	assert_true(json_number_value(json_object_get(r, "base")) == 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "n_new")), 1);
+	assert_int_equal(json_integer_value(json_object_get(r, "n_base")), 1);
+	assert_null(json_object_get(r, "current")); /* gate/1's names are gone */
+	assert_null(json_object_get(r, "n_baseline"));
 	assert_true(json_is_null(json_object_get(r, "p")));
 	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "fail");
 	assert_true(json_is_null(json_object_get(r, "reason")));
@@ -756,16 +844,16 @@ static void gate_json_output_parses(void **state)
 	r = json_array_get(json_object_get(root, "rules"), 1);
 	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "no-verdict");
 	assert_true(json_is_null(json_object_get(r, "threshold")));
-	assert_true(json_is_null(json_object_get(r, "current")));
-	assert_true(json_is_null(json_object_get(r, "baseline")));
-	assert_int_equal(json_integer_value(json_object_get(r, "n_current")), 0);
+	assert_true(json_is_null(json_object_get(r, "new")));
+	assert_true(json_is_null(json_object_get(r, "base")));
+	assert_int_equal(json_integer_value(json_object_get(r, "n_new")), 0);
 	assert_string_equal(json_string_value(json_object_get(r, "reason")),
-			    "the lookup family did not record in the baseline (not requested) nor "
-			    "in the current profile (not requested)");
+			    "the lookup family did not record in the base profile (not requested) "
+			    "nor in the new profile (not requested)");
 	json_decref(root);
 
 	/* no verdict without failure: "no-verdict", 3 */
-	assert_int_equal(permscope("gate", "-b", stock, "-c", fast, "-r", rules, "-j", NULL), 3);
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", rules, "-j", NULL), 3);
 	root = json_loads(out_text, 0, &e);
 	assert_non_null(root);
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "no-verdict");
@@ -797,11 +885,11 @@ static void gate_junit_file(void **state)
 	save(&p, "lookup-cur.json");
 
 	rules = write_tmp_file("junit.rules",
-			       "lookup.checks[x&\"'y] < 20\n"
-			       "lookup.did_skip_ratio[tmpfs] >= baseline - 0.01\n"
-			       "access.unsafe == 0\n");
+			   "lookup.checks[x&\"'y] < 20\n"
+			   "lookup.did_skip_ratio[tmpfs] >= base - 0.01\n"
+			   "access.unsafe == 0\n");
 	assert_int_equal(permscope("gate", "-b", tmp_path("lookup-base.json"),
-				   "-c", tmp_path("lookup-cur.json"), "-r", rules, "--junit", junit,
+				   "-n", tmp_path("lookup-cur.json"), "-r", rules, "--junit", junit,
 				   NULL), 1);
 	xml = slurp(junit, NULL);
 	assert_non_null(xml);
@@ -812,13 +900,13 @@ static void gate_junit_file(void **state)
 		"  <testcase classname=\"permscope.gate\" name=\"lookup.checks[x&amp;&quot;&apos;y] "
 		"&lt; 20\"/>\n"
 		"  <testcase classname=\"permscope.gate\" name=\"lookup.did_skip_ratio[tmpfs] &gt;= "
-		"baseline - 0.01\">\n"
-		"    <failure message=\"lookup.did_skip_ratio[tmpfs]: current 0.5  baseline 0.95  "
+		"base - 0.01\">\n"
+		"    <failure message=\"lookup.did_skip_ratio[tmpfs]: new 0.5  base 0.95  "
 		"threshold &gt;= 0.94\"/>\n"
 		"  </testcase>\n"
 		"  <testcase classname=\"permscope.gate\" name=\"access.unsafe == 0\">\n"
-		"    <skipped message=\"the access family recorded in tracepoint mode in the baseline "
-		"but in fentry mode in the current profile\"/>\n"
+		"    <skipped message=\"the access family attached with tracepoint in the base "
+		"profile but fentry in the new profile\"/>\n"
 		"  </testcase>\n"
 		"</testsuite>\n");
 	free(xml);
@@ -826,7 +914,7 @@ static void gate_junit_file(void **state)
 	assert_contains(out_text, "gate: 1 passed, 1 failed, 1 without verdict\n");
 	/* bad input writes no JUnit file */
 	unlink(junit);
-	assert_int_equal(permscope("gate", "-b", tmp_path("lookup-base.json"), "-c",
+	assert_int_equal(permscope("gate", "-b", tmp_path("lookup-base.json"), "-n",
 				   "/nonexistent.json", "--junit", junit, NULL), 2);
 	assert_int_equal(access(junit, F_OK), -1);
 }
@@ -840,10 +928,10 @@ static void default_rules_are_printed_and_parse(void **state)
 	parse_ok(out_text, &rs);
 	assert_int_equal(rs.n, 5);
 	assert_string_equal(rs.r[0].text, "access.unsafe == 0");
-	assert_string_equal(rs.r[1].text, "access.avoidable_per_call <= baseline + 0.01");
-	assert_string_equal(rs.r[2].text, "exec.enoent_early_share >= baseline - 0.01");
+	assert_string_equal(rs.r[1].text, "access.avoidable_per_call <= base + 0.01");
+	assert_string_equal(rs.r[2].text, "exec.enoent_early_share >= base - 0.01");
 	assert_string_equal(rs.r[3].text, "lookup.violations == 0");
-	assert_string_equal(rs.r[4].text, "lookup.did_skip_ratio >= baseline - 0.01");
+	assert_string_equal(rs.r[4].text, "lookup.did_skip_ratio >= base - 0.01");
 	rules_free(&rs);
 	assert_int_equal(permscope("gate", "--help", NULL), 0);
 	assert_contains(out_text, "Usage: permscope gate");
@@ -862,7 +950,9 @@ int main(void)
 		cmocka_unit_test(unknown_metrics_are_bad_input_with_the_nearest_names),
 		cmocka_unit_test(significance_over_runs),
 		cmocka_unit_test(gate_exit_statuses_and_text_output),
+		cmocka_unit_test(gate_takes_the_old_spellings_of_base_and_new),
 		cmocka_unit_test(gate_bad_input_exits_2_and_evaluates_nothing),
+		cmocka_unit_test(gate_environment_failures_exit_4),
 		cmocka_unit_test(gate_significance_in_the_output),
 		cmocka_unit_test(gate_json_output_parses),
 		cmocka_unit_test(gate_junit_file),
