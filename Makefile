@@ -154,9 +154,23 @@ $(OUT)/tests/workload: tests/live/workload.c | $(OUT)/tests
 $(OUT) $(OUT)/tests:
 	@mkdir -p $@
 
-vmlinux:
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
-	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
+# vmlinux.h and, beside it, SOURCE: which kernel and bpftool it came from
+# and its checksum, so a reader can tell what the CO-RE types were taken
+# from and whether the header was changed since.
+VMLINUX_DIR := vmlinux/$(ARCH)
+vmlinux: | check-tools
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX_DIR)/vmlinux.h.tmp
+	{ echo "# Where vmlinux.h came from; written by 'make vmlinux' with it."; \
+	  echo "release: $$(uname -r)"; \
+	  echo "build: $$(uname -v)"; \
+	  echo "machine: $$(uname -m)"; \
+	  echo "btf: /sys/kernel/btf/vmlinux"; \
+	  echo "bpftool: $$($(BPFTOOL) version | head -n 1)"; \
+	  echo "generated: $$(date -u +%Y-%m-%dT%H:%M:%SZ)"; \
+	  echo "sha256: $$(sha256sum < $(VMLINUX_DIR)/vmlinux.h.tmp | cut -d' ' -f1)"; \
+	} > $(VMLINUX_DIR)/SOURCE.tmp
+	mv $(VMLINUX_DIR)/vmlinux.h.tmp $(VMLINUX_DIR)/vmlinux.h
+	mv $(VMLINUX_DIR)/SOURCE.tmp $(VMLINUX_DIR)/SOURCE
 
 clean:
 	rm -rf $(OUT) permscope
