@@ -1,9 +1,15 @@
 # permscope — build, test, run.  `make help` lists the targets.
 
 VERSION   := 0.1.0
-ARCH      ?= x86
-OUT       := build
+# Every tool and flag below can be set from the environment or the command
+# line (CC=clang make, OUT=/tmp/ps make; the VM scripts still use build/).
+# make predefines CC as `cc`, which `?=` would keep, so the default gcc is
+# set only when CC came from make itself.
+ifeq ($(origin CC),default)
 CC        := gcc
+endif
+ARCH      ?= x86
+OUT       ?= build
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
 LLVM_STRIP ?= llvm-strip
@@ -14,16 +20,25 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               kmod xz-utils zstd file chromium
 
+# CFLAGS is the user's (optimisation, debug info); the flags the code needs
+# are kept apart in PS_CFLAGS so that `make CFLAGS=-O0` cannot drop them.
 CFLAGS    ?= -O2 -g
-CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-             -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc
+PS_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+             -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc $(CFLAGS)
 LDLIBS    := -lbpf -lelf -lz -ljansson -lm
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
               -Ivmlinux/$(ARCH) -Ibpf
+# Each compile writes the headers it read to a hidden OUT/.../.TARGET.d
+# (hidden so that tests/run-all's test_* glob never sees them); -MP keeps a
+# deleted header from breaking the next build.
+DEPFLAGS   = -MMD -MP -MT $@ -MF $(@D)/.$(@F).d
 
 FAMILIES  := access exec lookup
-BPF_HDRS  := $(wildcard bpf/*.h)
 SKELS     := $(FAMILIES:%=$(OUT)/%.skel.h)
+# The objects whose sources include a skeleton (today families.o).  Their
+# .d files name the skeletons too, but only after a first build: this is
+# what makes a fresh build generate the skeletons before compiling them.
+SKEL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(shell grep -l '^\#include "[a-z_]*\.skel\.h"' src/*.c))
 SRCS      := $(wildcard src/*.c)
 OBJS      := $(SRCS:src/%.c=$(OUT)/%.o)
 # Everything but main.o, shared with the unit tests.
@@ -34,8 +49,12 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/workload
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/static/permscope $(OUT)/static/workload
 
-# Keep the BPF objects: tests and `bpftool prog` users may want them.
-.SECONDARY:
+# Keep the BPF objects, which only the skeleton rule asks for: `bpftool
+# prog` users may want them.  Named, because a bare .SECONDARY: makes every
+# target intermediate, and make then skips relinking over missing objects.
+.SECONDARY: $(FAMILIES:%=$(OUT)/%.bpf.o)
+# A recipe that fails must not leave a half-written target that looks new.
+.DELETE_ON_ERROR:
 
 .PHONY: all deps test-deps run test unit-test live-test vmtest static vmlinux clean help check-tools
 
@@ -95,48 +114,65 @@ vmtest: test-deps
 	@vm=0; tests/vm/vmtest || vm=$$?; tests/run-all --vm-only $(OUT)/tests && [ $$vm = 0 ]
 
 permscope: $(OBJS) | check-tools
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 static: $(OUT)/static/permscope $(OUT)/static/workload
 
 $(OUT)/static/workload: tests/live/workload.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -static -o $@ $<
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -static -o $@ $<
 
 $(OUT)/static/permscope: $(OBJS) | check-tools
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -static -o $@ $^ $(LDLIBS)
+	$(CC) $(PS_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
 	@echo "built $@ (static)"
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 	$(LLVM_STRIP) -g $@ # DWARF is not needed at run time; BTF stays
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# Every user-space object may include any skeleton: generate them first.
-$(OUT)/%.o: src/%.c $(wildcard src/*.h) $(BPF_HDRS) $(SKELS) | $(OUT)
-	$(CC) $(CFLAGS) -c $< -o $@
+$(SKEL_OBJS): $(SKELS)
 
-$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) tests/testutil.h | $(OUT)/tests
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+$(OUT)/%.o: src/%.c | $(OUT)
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/tests/test_live: tests/live/test_live.c $(LIB_OBJS) tests/testutil.h | $(OUT)/tests
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) tests/testutil.h | $(OUT)/tests
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+$(OUT)/tests/test_live: tests/live/test_live.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(OUT)/tests/workload: tests/live/workload.c | $(OUT)/tests
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $<
 
 $(OUT) $(OUT)/tests:
 	@mkdir -p $@
 
-vmlinux:
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
-	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
+# vmlinux.h and, beside it, SOURCE: which kernel and bpftool it came from
+# and its checksum, so a reader can tell what the CO-RE types were taken
+# from and whether the header was changed since.
+VMLINUX_DIR := vmlinux/$(ARCH)
+vmlinux: | check-tools
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX_DIR)/vmlinux.h.tmp
+	{ echo "# Where vmlinux.h came from; written by 'make vmlinux' with it."; \
+	  echo "release: $$(uname -r)"; \
+	  echo "build: $$(uname -v)"; \
+	  echo "machine: $$(uname -m)"; \
+	  echo "btf: /sys/kernel/btf/vmlinux"; \
+	  echo "bpftool: $$($(BPFTOOL) version | head -n 1)"; \
+	  echo "generated: $$(date -u +%Y-%m-%dT%H:%M:%SZ)"; \
+	  echo "sha256: $$(sha256sum < $(VMLINUX_DIR)/vmlinux.h.tmp | cut -d' ' -f1)"; \
+	} > $(VMLINUX_DIR)/SOURCE.tmp
+	mv $(VMLINUX_DIR)/vmlinux.h.tmp $(VMLINUX_DIR)/vmlinux.h
+	mv $(VMLINUX_DIR)/SOURCE.tmp $(VMLINUX_DIR)/SOURCE
 
 clean:
 	rm -rf $(OUT) permscope
+
+-include $(wildcard $(OUT)/.*.d $(OUT)/*/.*.d)
