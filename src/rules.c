@@ -435,13 +435,6 @@ void rules_free(struct rule_set *rs)
 
 /* ---- evaluation --------------------------------------------------------- */
 
-static const char *status_text(enum family_status s)
-{
-	return s == FAMILY_NOT_REQUESTED ? "not requested" :
-	       s == FAMILY_UNAVAILABLE ? "unavailable" : "ok";
-}
-
-/* Both profiles' metric names, each once. */
 /* Append the names of `from` that `out` lacks. */
 static int append_unique(struct metric_list *out, const struct metric_list *from)
 {
@@ -534,13 +527,13 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 		if (base->fam[f].status != FAMILY_OK && new->fam[f].status != FAMILY_OK)
 			snprintf(res->reason, sizeof(res->reason),
 				 "the %s family did not record in the base profile (%s) nor in the new "
-				 "profile (%s)", family_name(f), status_text(base->fam[f].status),
-				 status_text(new->fam[f].status));
+				 "profile (%s)", family_name(f), family_status_text(base->fam[f].status),
+				 family_status_text(new->fam[f].status));
 		else
 			snprintf(res->reason, sizeof(res->reason),
 				 "the %s family did not record in the %s profile (%s)", family_name(f),
 				 base->fam[f].status != FAMILY_OK ? "base" : "new",
-				 status_text(base->fam[f].status != FAMILY_OK ? base->fam[f].status
+				 family_status_text(base->fam[f].status != FAMILY_OK ? base->fam[f].status
 									      : new->fam[f].status));
 		return 0;
 	}
@@ -548,6 +541,15 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	if (family_modes_differ(base, "the base profile", new, "the new profile", f, res->reason,
 				sizeof(res->reason)))
 		return 0;
+	/* A profile older than the counter says nothing about it: no verdict, not a 0. */
+	if (metric_absent(base, r->metric) || metric_absent(new, r->metric)) {
+		bool b = metric_absent(base, r->metric), n = metric_absent(new, r->metric);
+
+		snprintf(res->reason, sizeof(res->reason), "the %s predate%s the counter behind %s",
+			 b && n ? "base and new profiles" : b ? "base profile" : "new profile",
+			 b && n ? "" : "s", r->metric);
+		return 0;
+	}
 	res->n_base = metric_samples(base, r->metric, &xb);
 	res->n_new = metric_samples(new, r->metric, &xn);
 	if (!res->n_base && !res->n_new) {

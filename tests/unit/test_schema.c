@@ -23,6 +23,7 @@
 #include "metrics.h"
 #include "profile.h"
 #include "render.h"
+#include "rules.h"
 #include "schema.h"
 
 #define FS "tmpfs"
@@ -364,6 +365,26 @@ static void a_counter_missing_from_an_older_profile_is_absent_not_zero(void **st
 	assert_non_null(strstr(csv, "\nlookup," FS ",did_skip_ratio,\n"));
 	txt = render(&q, REPORT_TEXT);
 	assert_non_null(strstr(txt, "calls with AT_EACCESS (never need an override): -\n"));
+
+	/* gate gives a rule on it no verdict, and judges the rest. */
+	{
+		static const char text[] = "access.eaccess == 0\naccess.unsafe >= 0\n";
+		struct rule_set rs;
+		struct rule_result res;
+		char *errors = NULL;
+
+		assert_int_equal(rules_parse(text, strlen(text), "t.rules", &rs, &errors), 0);
+		assert_int_equal(rule_evaluate(&rs.r[0], &q, &p, &res, err, sizeof(err)), 0);
+		assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+		assert_string_equal(res.reason, "the base profile predates the counter behind "
+				    "access.eaccess");
+		assert_int_equal(rule_evaluate(&rs.r[0], &q, &q, &res, err, sizeof(err)), 0);
+		assert_string_equal(res.reason, "the base and new profiles predate the counter "
+				    "behind access.eaccess");
+		assert_int_equal(rule_evaluate(&rs.r[1], &q, &p, &res, err, sizeof(err)), 0);
+		assert_int_equal(res.verdict, VERDICT_PASS);
+		rules_free(&rs);
+	}
 
 	/* Written again (merge does), it stays absent. */
 	free(text);

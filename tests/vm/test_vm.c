@@ -323,14 +323,14 @@ static const char *rules_dir(void)
 }
 
 /*
- * permscope gate -b BASE/BPROFILE.json -c CUR/CPROFILE.json [-r RULES]: its
+ * permscope gate -b BASE/BPROFILE.json -n NEW/NPROFILE.json [-r RULES]: its
  * exit status, its stdout in out_text; its stderr is shown.
  */
 static int run_gate2(int base, const char *bprofile, int cur, const char *cprofile,
 		     const char *rules)
 {
 	char b[700], c[700];
-	char *argv[] = { (char *)permscope_bin(), "gate", "-b", b, "-c", c, "-r", (char *)rules,
+	char *argv[] = { (char *)permscope_bin(), "gate", "-b", b, "-n", c, "-r", (char *)rules,
 			 NULL };
 	int status;
 
