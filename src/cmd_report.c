@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "record.h"
 #include "render.h"
+#include "schema.h"
 #include "util.h"
 
 #define REPORT_DEFAULT_SECONDS 5
@@ -65,20 +66,34 @@ static const struct argp_child report_children[] = {
 	{ 0 },
 };
 
+/* After the examples: every counter with its meaning, from the schema. */
+static char *report_help(int key, const char *text, void *input)
+{
+	char *counters, *all;
+
+	(void)input;
+	if (key != ARGP_KEY_HELP_POST_DOC || !(counters = schema_describe()))
+		return (char *)text;
+	if (asprintf(&all, "%s\nWhat each family counts (keys of --format json and csv; metric "
+		     "names FAMILY.KEY for compare and gate):\n\n%s", text ? text : "", counters) < 0)
+		all = (char *)text;
+	free(counters);
+	return all;
+}
+
 static const struct argp report_argp = {
 	report_options, report_parse, "[FILE]",
 	"Print the per-filesystem skip report of a profile FILE written by "
 	"'permscope record'.  Without FILE, record this machine for 5 seconds first.\v"
 	"Sections: MAY_EXEC directory checks per filesystem (did skip: the lookup "
 	"fast path took it; would skip: the directory is eligible; the main reason "
-	"when it is not), the access outcome table (fast, needed, avoidable, unsafe), "
-	"the exec outcome table (ENOENT early or late) and latency histograms in "
-	"log2 ns buckets [lo, hi).\n\n"
+	"when it is not), the access and exec outcome tables and latency histograms "
+	"in log2 ns buckets [lo, hi).  A '-' is a counter the profile predates.\n\n"
 	"Examples:\n"
 	"  permscope report                         5 s of this machine\n"
 	"  permscope report -d 30 --families lookup\n"
 	"  permscope report build.json --format csv -o build.csv\n",
-	report_children, 0, 0,
+	report_children, report_help, 0,
 };
 
 int cmd_report(int argc, char **argv)

@@ -11,17 +11,6 @@
 #define BAR_WIDTH 40
 #define NO_CALLS_HINT "no calls seen (an idle machine? 'permscope record -- CMD' records one)"
 
-int report_format_by_name(const char *name)
-{
-	if (!strcmp(name, "text"))
-		return REPORT_TEXT;
-	if (!strcmp(name, "json"))
-		return REPORT_JSON;
-	if (!strcmp(name, "csv"))
-		return REPORT_CSV;
-	return -1;
-}
-
 static double pct(__u64 part, __u64 whole)
 {
 	return whole ? 100.0 * part / whole : 0.0;

@@ -10,10 +10,6 @@
 
 #define REPORT_FORMAT "permscope-report/1"
 
-enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
-
-/* -1 when the name is none of text, json, csv. */
-int report_format_by_name(const char *name);
 
 /* `histograms` false gives the one-screen summary `record` prints. */
 void render_text(FILE *out, const struct profile *p, bool histograms);

@@ -199,6 +199,27 @@ int schema_row_index(enum family_id f, const char *name)
 	return -1;
 }
 
+/* "  KEY   meaning" folded before column 79 under the meaning (argp's margin). */
+static void describe_row(FILE *out, const char *key, const char *text)
+{
+	const int indent = 28, width = 78;
+	int col = fprintf(out, "  %-*s", indent - 3, key);
+
+	while (*text) {
+		int word;
+
+		text += strspn(text, " ");
+		word = strcspn(text, " ");
+		if (!word)
+			break;
+		if (col > indent && col + 1 + word > width)
+			col = fprintf(out, "\n%*s", indent - 1, "") - 1;
+		col += fprintf(out, " %.*s", word, text);
+		text += word;
+	}
+	fputc('\n', out);
+}
+
 char *schema_describe(void)
 {
 	char *buf = NULL, key[64];
@@ -208,13 +229,11 @@ char *schema_describe(void)
 	if (!out)
 		return NULL;
 	for (int f = 0; f < FAMILY_COUNT; f++) {
-		fprintf(out, "%s%s%s:\n", f ? "\n" : "", schema[f].title,
-			schema[f].per_fs ? " (each per filesystem)" : "");
+		fprintf(out, "%s%s (%s):\n", f ? "\n" : "", schema[f].title, schema[f].name);
 		for (int i = 0; i < schema[f].nrows; i++)
 			if (schema[f].rows[i].kind != ROW_ERRNOS)
-				fprintf(out, "  %-22s %s\n",
-					schema_row_key(&schema[f].rows[i], key, sizeof(key)),
-					schema[f].rows[i].meaning);
+				describe_row(out, schema_row_key(&schema[f].rows[i], key, sizeof(key)),
+					     schema[f].rows[i].meaning);
 	}
 	if (fclose(out)) {
 		free(buf);

@@ -71,6 +71,8 @@ static void full_profile(struct profile *p)
 	}
 }
 
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
+
 static char *render(const struct profile *p, enum report_format kind)
 {
 	char *buf = NULL;
@@ -282,6 +284,27 @@ static void compare_shows_only_metrics_that_exist(void **state)
 		}
 }
 
+/* report --help lists every counter with the first words of its meaning. */
+static void help_describes_every_row(void **state)
+{
+	char *help = schema_describe(), key[64], want[128];
+
+	(void)state;
+	assert_non_null(help);
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		for (int i = 0; i < schema[f].nrows; i++) {
+			const struct schema_row *r = &schema[f].rows[i];
+
+			if (r->kind == ROW_ERRNOS)
+				continue;
+			snprintf(want, sizeof(want), "\n  %-25s %.20s", schema_row_key(r, key, sizeof(key)),
+				 r->meaning);
+			if (!strstr(help, want))
+				fail_msg("--help lacks \"%s\" in:\n%s", want + 1, help);
+		}
+	free(help);
+}
+
 static void rows_have_one_name_and_a_meaning_each(void **state)
 {
 	char a[64], b[64];
@@ -434,6 +457,7 @@ int main(void)
 		cmocka_unit_test(every_row_but_errno_counts_is_a_metric),
 		cmocka_unit_test(compare_shows_only_metrics_that_exist),
 		cmocka_unit_test(rows_have_one_name_and_a_meaning_each),
+		cmocka_unit_test(help_describes_every_row),
 		cmocka_unit_test(a_counter_missing_from_an_older_profile_is_absent_not_zero),
 		cmocka_unit_test(the_0x80_count_of_older_profiles_is_read_under_its_old_name),
 	};
