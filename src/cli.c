@@ -2,11 +2,13 @@
 /* What every command shares: common options, argument parsing, output. */
 #include <argp.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "record.h"
 #include "util.h"
 
 /* ---- -q and -v ---------------------------------------------------------- */
@@ -168,6 +170,68 @@ enum attach_mode parse_mode_arg(const char *name, struct argp_state *state)
 		argp_error(state, "unknown mode '%s' (expected fentry, kprobe or tracepoint)", name);
 	return m;
 }
+
+/* ---- what to record: the options record and report share ------------- */
+
+enum { OPT_FAMILIES = 0x100, OPT_MODE };
+
+static const struct argp_option record_options[] = {
+	{ "duration", 'd', "SECONDS", 0,
+	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C / SIGTERM)", 1 },
+	{ "families", OPT_FAMILIES, "LIST", 0,
+	  "Comma-separated families to record: lookup,access,exec (default: all)", 1 },
+	{ "mode", OPT_MODE, "MODE", 0,
+	  "Attach only in MODE: fentry, kprobe or tracepoint (default: the first that "
+	  "works, in that order)", 1 },
+	{ "pid", 'p', "PID", 0, "Count only process PID and its descendants", 1 },
+	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 1 },
+	{ 0 },
+};
+
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+	char *end;
+	long v;
+	double d;
+
+	switch (key) {
+	case 'd':
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || *end || !(d > 0) || !isfinite(d) || d > 86400 * 365)
+			argp_error(state, "invalid duration '%s' (expected seconds > 0)", arg);
+		o->duration_s = d;
+		break;
+	case OPT_FAMILIES:
+		parse_families_arg(arg, o->probe.want, state);
+		break;
+	case OPT_MODE:
+		o->probe.only_mode = parse_mode_arg(arg, state);
+		break;
+	case 'p':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v <= 0 || v > 4194304)
+			argp_error(state, "invalid pid '%s'", arg);
+		o->pid = v;
+		break;
+	case 'c':
+		if (!*arg || strlen(arg) >= sizeof(o->probe.comm))
+			argp_error(state, "invalid command name '%s' (1 to 15 bytes, as in "
+				   "/proc/PID/comm)", arg);
+		memset(o->probe.comm, 0, sizeof(o->probe.comm));
+		memcpy(o->probe.comm, arg, strlen(arg));
+		o->probe.filter_comm = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp record_argp = { record_options, record_parse, 0, 0, 0, 0, 0 };
 
 /* ---- grouping ----------------------------------------------------------- */
 

@@ -42,6 +42,12 @@ extern const struct argp output_argp;
  * names that exist.  --families LIST sets want[] to exactly the families
  * in the comma-separated LIST (which strtok_r cuts up).
  */
+/*
+ * What to record (-d, --families, --mode, --pid, --comm), shared by record
+ * and report; input: struct record_opts *.
+ */
+extern const struct argp record_argp;
+
 void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *state);
 enum attach_mode parse_mode_arg(const char *name, struct argp_state *state);
 

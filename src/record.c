@@ -14,21 +14,6 @@
 
 #include "util.h"
 
-enum { OPT_FAMILIES = 0x100, OPT_MODE };
-
-static const struct argp_option record_options[] = {
-	{ "duration", 'd', "SECONDS", 0,
-	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C / SIGTERM)", 1 },
-	{ "families", OPT_FAMILIES, "LIST", 0,
-	  "Comma-separated families to record: lookup,access,exec (default: all)", 1 },
-	{ "mode", OPT_MODE, "MODE", 0,
-	  "Attach only in MODE: fentry, kprobe or tracepoint (default: the first that "
-	  "works, in that order)", 1 },
-	{ "pid", 'p', "PID", 0, "Count only process PID and the processes it starts", 1 },
-	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 1 },
-	{ 0 },
-};
-
 void record_opts_init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -36,68 +21,6 @@ void record_opts_init(struct record_opts *o)
 		o->probe.want[f] = true;
 	o->probe.kallsyms = "/proc/kallsyms";
 }
-
-static int parse_families(struct record_opts *o, char *list, struct argp_state *state)
-{
-	char *save = NULL, *tok;
-
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		o->probe.want[f] = false;
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int f = family_by_name(tok);
-
-		if (f < 0)
-			argp_error(state, "unknown family '%s' (expected lookup, access or exec)", tok);
-		o->probe.want[f] = true;
-	}
-	return 0;
-}
-
-static error_t record_parse(int key, char *arg, struct argp_state *state)
-{
-	struct record_opts *o = state->input;
-	char *end;
-	long v;
-	double d;
-
-	switch (key) {
-	case 'd':
-		errno = 0;
-		d = strtod(arg, &end);
-		if (errno || *end || !(d > 0) || !isfinite(d) || d > 86400 * 365)
-			argp_error(state, "invalid duration '%s' (expected seconds > 0)", arg);
-		o->duration_s = d;
-		break;
-	case OPT_FAMILIES:
-		return parse_families(o, arg, state);
-	case OPT_MODE:
-		v = mode_by_name(arg);
-		if (v <= MODE_NONE)
-			argp_error(state, "unknown mode '%s' (expected fentry, kprobe or tracepoint)", arg);
-		o->probe.only_mode = v;
-		break;
-	case 'p':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v <= 0 || v > 4194304)
-			argp_error(state, "invalid pid '%s'", arg);
-		o->pid = v;
-		break;
-	case 'c':
-		if (!*arg || strlen(arg) >= sizeof(o->probe.comm))
-			argp_error(state, "invalid command name '%s' (1 to 15 bytes, as in "
-				   "/proc/PID/comm)", arg);
-		memset(o->probe.comm, 0, sizeof(o->probe.comm));
-		memcpy(o->probe.comm, arg, strlen(arg));
-		o->probe.filter_comm = true;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-const struct argp record_argp = { record_options, record_parse, 0, 0, 0, 0, 0 };
 
 /* ---- the workload ------------------------------------------------------- */
 

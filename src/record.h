@@ -3,8 +3,6 @@
 #ifndef PERMSCOPE_RECORD_H
 #define PERMSCOPE_RECORD_H
 
-#include <argp.h>
-
 #include "families.h"
 #include "profile.h"
 
@@ -16,8 +14,6 @@ struct record_opts {
 };
 
 void record_opts_init(struct record_opts *o);
-/* Options shared by `record` and `report`; input: struct record_opts *. */
-extern const struct argp record_argp;
 
 /* Record into `p` (initialised here).  Returns an exit status. */
 int record_run(const struct record_opts *o, struct profile *p);
