@@ -244,6 +244,17 @@ error_t first_child_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child recording_output_children[] = {
+	{ &output_argp, 0, 0, 0 },
+	{ &quiet_argp, 0, 0, 0 },
+	{ &bpf_verbose_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+const struct argp recording_output_argp = {
+	0, first_child_parse, 0, 0, recording_output_children, 0, 0,
+};
+
 /* ---- running a command -------------------------------------------------- */
 
 int parse_command(const struct argp *argp, int argc, char **argv, void *input)

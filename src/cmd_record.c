@@ -41,21 +41,9 @@ static error_t record_cmd_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* -j/--format, -q and -v (libbpf's log): one group, input struct output_opts. */
-static const struct argp_child record_output_children[] = {
-	{ &output_argp, 0, 0, 0 },
-	{ &quiet_argp, 0, 0, 0 },
-	{ &bpf_verbose_argp, 0, 0, 0 },
-	{ 0 },
-};
-
-static const struct argp record_output_argp = {
-	0, first_child_parse, 0, 0, record_output_children, 0, 0,
-};
-
 static const struct argp_child record_cmd_children[] = {
 	{ &record_argp, 0, "What to record:", 1 },
-	{ &record_output_argp, 0, "Output:", 2 },
+	{ &recording_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
 

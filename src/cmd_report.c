@@ -48,21 +48,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* -j/--format, -q, and -v for libbpf's log when recording: one group, input struct output_opts. */
-static const struct argp_child report_output_children[] = {
-	{ &output_argp, 0, 0, 0 },
-	{ &quiet_argp, 0, 0, 0 },
-	{ &bpf_verbose_argp, 0, 0, 0 },
-	{ 0 },
-};
-
-static const struct argp report_output_argp = {
-	0, first_child_parse, 0, 0, report_output_children, 0, 0,
-};
-
 static const struct argp_child report_children[] = {
 	{ &record_argp, 0, "Without FILE, what to record first:", 1 },
-	{ &report_output_argp, 0, "Output:", 2 },
+	{ &recording_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
 

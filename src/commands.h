@@ -57,6 +57,8 @@ enum attach_mode parse_mode_arg(const char *name, struct argp_state *state);
  * first child.  Without a parser, argp would give the children no input.
  */
 error_t first_child_parse(int key, char *arg, struct argp_state *state);
+/* -j/--format, -q and -v (libbpf's log) for a command that records; input struct output_opts. */
+extern const struct argp recording_output_argp;
 
 /*
  * Parse a command's own arguments with argp, so that `--help` and errors

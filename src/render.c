@@ -89,22 +89,7 @@ static void bar(FILE *out, __u64 v, __u64 max)
 /* "    LABEL      text..." folded at 80 columns under the text's first word. */
 static void wrapped(FILE *out, const char *label, const char *text)
 {
-	const int margin = 14, width = 80; /* each word is printed with its leading space */
-	int col = fprintf(out, "    %-10s", label);
-
-	while (*text) {
-		int word;
-
-		text += strspn(text, " ");
-		word = strcspn(text, " ");
-		if (!word)
-			break;
-		if (col > margin && col + 1 + word > width)
-			col = fprintf(out, "\n%*s", margin, "") - 1;
-		col += fprintf(out, " %.*s", word, text);
-		text += word;
-	}
-	fputc('\n', out);
+	fold_words(out, fprintf(out, "    %-10s", label), 14, 80, text);
 }
 
 static void unavailable_text(FILE *out, const struct family_result *r)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "schema.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 #define BIT(i) (1U << (i))
 
@@ -199,25 +200,10 @@ int schema_row_index(enum family_id f, const char *name)
 	return -1;
 }
 
-/* "  KEY   meaning" folded before column 79 under the meaning (argp's margin). */
+/* "  KEY   meaning" folded before column 79 (argp's margin) under the meaning. */
 static void describe_row(FILE *out, const char *key, const char *text)
 {
-	const int indent = 28, width = 78;
-	int col = fprintf(out, "  %-*s", indent - 3, key);
-
-	while (*text) {
-		int word;
-
-		text += strspn(text, " ");
-		word = strcspn(text, " ");
-		if (!word)
-			break;
-		if (col > indent && col + 1 + word > width)
-			col = fprintf(out, "\n%*s", indent - 1, "") - 1;
-		col += fprintf(out, " %.*s", word, text);
-		text += word;
-	}
-	fputc('\n', out);
+	fold_words(out, fprintf(out, "  %-25s", key), 27, 78, text);
 }
 
 char *schema_describe(void)

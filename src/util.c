@@ -69,6 +69,24 @@ int ensure_tracefs(void)
 	return -errno;
 }
 
+void fold_words(FILE *out, int col, int margin, int width, const char *text)
+{
+	while (*text) {
+		int word;
+
+		text += strspn(text, " ");
+		word = strcspn(text, " ");
+		if (!word)
+			break;
+		/* each word goes out with its leading space */
+		if (col > margin && col + 1 + word > width)
+			col = fprintf(out, "\n%*s", margin, "") - 1;
+		col += fprintf(out, " %.*s", word, text);
+		text += word;
+	}
+	fputc('\n', out);
+}
+
 void strlcpy_s(char *dst, const char *src, size_t size)
 {
 	if (!size)

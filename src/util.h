@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit statuses, the contract scripts rely on (README, "Commands"). */
 enum {
@@ -38,6 +39,13 @@ int ensure_tracefs(void);
  * never a part.  `newline` appends a final '\n'.  Returns 0 or -errno.
  */
 int write_file_atomic(const char *path, const char *data, size_t len, bool newline);
+
+/*
+ * Print the words of `text` from column `col` on, each after a space, and
+ * fold before column `width` onto a new line indented by `margin`; end
+ * with a newline.
+ */
+void fold_words(FILE *out, int col, int margin, int width, const char *text);
 
 /* snprintf that truncates silently (for fixed-size report fields). */
 void strlcpy_s(char *dst, const char *src, size_t size);
