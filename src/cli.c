@@ -25,7 +25,7 @@ static const struct argp_option bpf_verbose_options[] = {
 	{ 0 },
 };
 
-static error_t verbosity_parse(int key, char *arg, struct argp_state *state)
+error_t verbosity_parse(int key, char *arg, struct argp_state *state)
 {
 	(void)arg;
 	(void)state;

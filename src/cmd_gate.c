@@ -97,21 +97,8 @@ static const struct argp_option gate_verbosity_options[] = {
 	{ 0 },
 };
 
-static error_t gate_verbosity_parse(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	(void)state;
-	if (key == 'q')
-		verbosity = -1;
-	else if (key == 'v')
-		verbosity = 1;
-	else
-		return ARGP_ERR_UNKNOWN;
-	return 0;
-}
-
 static const struct argp gate_verbosity_argp = {
-	gate_verbosity_options, gate_verbosity_parse, 0, 0, 0, 0, 0,
+	gate_verbosity_options, verbosity_parse, 0, 0, 0, 0, 0,
 };
 
 /* -j/--format, -q and -v: one group, input struct output_opts. */

@@ -13,6 +13,8 @@
  * (no input): -q for those that print progress or notes, -v for those that
  * load BPF programs (libbpf's log).
  */
+/* -q: verbosity -1, -v: verbosity 1; for a command's own -q/-v texts. */
+error_t verbosity_parse(int key, char *arg, struct argp_state *state);
 extern const struct argp quiet_argp;
 extern const struct argp bpf_verbose_argp;
 
