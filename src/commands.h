@@ -13,10 +13,10 @@
  * (no input): -q for those that print progress or notes, -v for those that
  * load BPF programs (libbpf's log).
  */
-/* -q: verbosity -1, -v: verbosity 1; for a command's own -q/-v texts. */
-error_t verbosity_parse(int key, char *arg, struct argp_state *state);
 extern const struct argp quiet_argp;
 extern const struct argp bpf_verbose_argp;
+/* Their parser (-q: verbosity -1, -v: 1), for a command's own -q/-v texts. */
+error_t verbosity_parse(int key, char *arg, struct argp_state *state);
 
 /* What a command can print; every command with an output format offers text and json. */
 enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML, FORMAT_COUNT };
