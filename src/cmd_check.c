@@ -137,8 +137,7 @@ int cmd_check(int argc, char **argv)
 					"mode", mode_name(res[f].attempts[i].mode),
 					"errno", res[f].attempts[i].err, "why", res[f].attempts[i].why));
 			json_object_set_new(fams, family_name(f), json_pack("{s:s,s:o}", "mode",
-				res[f].status == FAMILY_OK ? mode_name(res[f].mode) :
-				res[f].status == FAMILY_NOT_REQUESTED ? "not_requested" : "unavailable",
+				family_state_name(&res[f]),
 				"attempts", attempts));
 		}
 		json_t *root = json_pack("{s:s,s:s,s:s,s:o,s:o}", "format", "permscope-check/1",
@@ -152,8 +151,7 @@ int cmd_check(int argc, char **argv)
 		for (int f = 0; f < FAMILY_COUNT; f++) {
 			if (res[f].status == FAMILY_NOT_REQUESTED)
 				continue;
-			printf("  %-7s %s\n", family_name(f), res[f].status == FAMILY_OK ?
-			       mode_name(res[f].mode) : "unavailable");
+			printf("  %-7s %s\n", family_name(f), family_state_text(&res[f]));
 			for (int i = 0; i < res[f].nattempts; i++)
 				printf("          %-10s %s\n", mode_name(res[f].attempts[i].mode),
 				       res[f].attempts[i].why);

@@ -249,11 +249,6 @@ static void skip_bars_text(FILE *out, const struct compare *c)
 		}
 }
 
-const char *compare_side_status(const struct family_result *r)
-{
-	return r->status == FAMILY_OK ? mode_name(r->mode) : family_status_text(r->status);
-}
-
 void compare_text(FILE *out, const struct compare *c)
 {
 	fprintf(out, "permscope compare\n  base: %s\n        kernel %s, %zu run%s\n"
@@ -269,8 +264,8 @@ void compare_text(FILE *out, const struct compare *c)
 
 		if (rb->status == FAMILY_NOT_REQUESTED && rn->status == FAMILY_NOT_REQUESTED)
 			continue;
-		fprintf(out, "\n%s  [%s | %s]\n", schema[f].title, compare_side_status(rb),
-			compare_side_status(rn));
+		fprintf(out, "\n%s  [%s | %s]\n", schema[f].title, family_state_text(rb),
+			family_state_text(rn));
 		for (size_t i = 0; i < c->nrows; i++) {
 			const char *name = c->rows[i].name;
 
@@ -364,8 +359,8 @@ int compare_json(FILE *out, const struct compare *c)
 				"ci95", r->w.valid ? json_pack("[f,f]", r->w.ci_lo, r->w.ci_hi) : json_null(),
 				"significant", r->w.valid ? json_boolean(compare_significant(r)) : json_null()));
 		}
-		fj = json_pack("{s:s,s:s,s:o}", "base_mode", compare_side_status(rb),
-			       "new_mode", compare_side_status(rn), "metrics", rows);
+		fj = json_pack("{s:s,s:s,s:o}", "base_mode", family_state_text(rb),
+			       "new_mode", family_state_text(rn), "metrics", rows);
 		if (rb->status == FAMILY_OK && rn->status == FAMILY_OK && (lat = hists_json(c, f)))
 			json_object_set_new(fj, "latency", lat);
 		json_object_set_new(fams, family_name(f), fj);

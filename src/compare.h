@@ -42,8 +42,6 @@ bool compare_significant(const struct compare_row *r);
 const char *compare_num(char *buf, size_t len, double v, bool sign);
 /* "mean±sd", "mean" or "-" */
 void compare_value_text(char *buf, size_t len, const struct sample_summary *s, bool present);
-/* The mode a family attached in, or its status: "not requested", "unavailable". */
-const char *compare_side_status(const struct family_result *r);
 /* A lookup ratio row ("did_skip_ratio") of filesystem `fs`, 0 when `p` lacks it. */
 double compare_fs_ratio(const struct profile *p, const char *fs, const char *ratio);
 

@@ -243,8 +243,8 @@ void compare_html(FILE *out, const struct compare *c)
 		if (c->base->fam[f].status == FAMILY_NOT_REQUESTED &&
 		    c->new->fam[f].status == FAMILY_NOT_REQUESTED)
 			continue;
-		fprintf(out, "<h2>%s [%s | %s]</h2>\n", schema[f].title, compare_side_status(&c->base->fam[f]),
-			compare_side_status(&c->new->fam[f]));
+		fprintf(out, "<h2>%s [%s | %s]</h2>\n", schema[f].title, family_state_text(&c->base->fam[f]),
+			family_state_text(&c->new->fam[f]));
 		metrics_table_html(out, c, f);
 	}
 	fputs("</body></html>\n", out);

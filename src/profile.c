@@ -29,6 +29,16 @@ size_t profile_nstats(const struct profile *p, enum family_id f)
 	return schema[f].per_fs ? p->nfs : 1;
 }
 
+const char *family_state_text(const struct family_result *r)
+{
+	return r->status == FAMILY_OK ? mode_name(r->mode) : family_status_text(r->status);
+}
+
+const char *family_state_name(const struct family_result *r)
+{
+	return r->status == FAMILY_OK ? mode_name(r->mode) : family_status_name(r->status);
+}
+
 bool family_modes_differ(const struct profile *a, const char *a_name,
 			 const struct profile *b, const char *b_name, enum family_id f,
 			 char *why, size_t len)

@@ -89,6 +89,13 @@ void *profile_stats(const struct profile *p, enum family_id f, size_t fs);
 size_t profile_nstats(const struct profile *p, enum family_id f);
 
 /*
+ * How a family recorded, in one word: the mode it attached in, else its
+ * status, as text ("not requested") or as JSON spells it ("not_requested").
+ */
+const char *family_state_text(const struct family_result *r);
+const char *family_state_name(const struct family_result *r);
+
+/*
  * The one mode-mismatch policy: family `f` recorded in both profiles but
  * in different attach modes, which changes what its probes see and cost.
  * True with `why` set to "the F family attached with M1 in A but M2 in B"

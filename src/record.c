@@ -175,8 +175,7 @@ static void announce(const struct profile *p, const struct record_opts *o)
 		if (p->fam[f].status == FAMILY_NOT_REQUESTED)
 			continue;
 		len += snprintf(line + len, sizeof(line) - len, "%s%s: %s", len ? ", " : "",
-				family_name(f), p->fam[f].status == FAMILY_OK ?
-				mode_name(p->fam[f].mode) : "unavailable");
+				family_name(f), family_state_text(&p->fam[f]));
 		if (len >= sizeof(line))
 			break;
 	}

@@ -457,8 +457,7 @@ static bool csv_status(FILE *out, const struct profile *p, enum family_id f)
 {
 	const struct family_result *r = &p->fam[f];
 
-	csv_row(out, family_name(f), "", "mode",
-		r->status == FAMILY_OK ? mode_name(r->mode) : family_status_name(r->status));
+	csv_row(out, family_name(f), "", "mode", family_state_name(r));
 	for (int i = 0; i < r->nattempts && r->status != FAMILY_OK; i++)
 		csv_row(out, family_name(f), mode_name(r->attempts[i].mode), "why",
 			r->attempts[i].why);
