@@ -177,14 +177,14 @@ enum { OPT_FAMILIES = 0x100, OPT_MODE };
 
 static const struct argp_option record_options[] = {
 	{ "duration", 'd', "SECONDS", 0,
-	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C / SIGTERM)", 1 },
+	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C / SIGTERM)", 0 },
 	{ "families", OPT_FAMILIES, "LIST", 0,
-	  "Comma-separated families to record: lookup,access,exec (default: all)", 1 },
+	  "Comma-separated families to record: lookup,access,exec (default: all)", 0 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Attach only in MODE: fentry, kprobe or tracepoint (default: the first that "
-	  "works, in that order)", 1 },
-	{ "pid", 'p', "PID", 0, "Count only process PID and its descendants", 1 },
-	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 1 },
+	  "works, in that order)", 0 },
+	{ "pid", 'p', "PID", 0, "Count only process PID and its descendants", 0 },
+	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 0 },
 	{ 0 },
 };
 
