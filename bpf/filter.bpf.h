@@ -26,7 +26,12 @@ struct {
 
 static __always_inline bool comm_matches(void)
 {
-	char comm[TASK_COMM_LEN];
+	/*
+	 * Zeroed first: before 6.4 or so bpf_get_current_comm() copies with
+	 * strscpy() and leaves the bytes after the NUL as they were, so an
+	 * uninitialised buffer compared word by word never matched on 6.1.
+	 */
+	char comm[TASK_COMM_LEN] = {};
 	__u64 *a = (__u64 *)comm;
 	const volatile __u64 *b = (const volatile __u64 *)comm_wanted;
 

@@ -99,23 +99,63 @@ enum lookup_reason {
 	LOOKUP_REASONS,
 };
 
-#define FS_NAME_LEN 32
-
-struct lookup_key {
-	__u64 fs_type; /* address of the struct file_system_type */
+enum lookup_origin {
+	LOOKUP_ORIGIN_WALK,    /* the path walker: the only checks the fast path can take */
+	LOOKUP_ORIGIN_CHDIR,   /* MAY_CHDIR */
+	LOOKUP_ORIGIN_ACCESS,  /* MAY_ACCESS: access(X_OK) and friends */
+	LOOKUP_ORIGIN_CALLER,  /* walk-shaped, another caller: overlayfs's real inode, ... */
+	LOOKUP_ORIGIN_MASK,    /* other mask bits: MAY_WRITE for create/delete, ... */
+	LOOKUP_ORIGINS,
 };
+
+#define FS_NAME_LEN 32
 
 struct lookup_stats {
 	__u64 checks;     /* MAY_EXEC checks on directories */
-	__u64 did_skip;   /* not nested in inode_permission(): fast path taken */
+	__u64 did_skip;   /* not inside inode_permission(): the fast path took it */
 	__u64 would_skip; /* eligibility predicate holds */
 	__u64 may_exec_opt_in; /* i_opflags & 0x80: the MAY_EXEC opt-in (v2: precomputed flag) */
-	__u64 violations; /* did skip although the predicate is false */
+	__u64 violations; /* did skip although the predicate is false (inode stable) */
 	__u64 ineligible[LOOKUP_REASONS]; /* by reason; [LOOKUP_ELIGIBLE] is never counted */
+	__u64 origin[LOOKUP_ORIGINS];     /* checks by who asked */
+	__u64 walk_would_skip; /* path-walk checks on eligible directories */
+	__u64 racing;     /* did skip an ineligible directory that changed just now: not judged */
+	__u64 nested;     /* made by inode_permission(): checks - did_skip, counted apart */
+	__u64 ip_calls;   /* inode_permission() calls (MAY_EXEC, a directory) */
+	__u64 denied;     /* ip_calls - nested: refused before security_inode_permission(),
+			   * filled in by user space */
+	__u64 first_check; /* the kernel set IOP_FASTPERM during this very check */
+};
+
+/* One filesystem's counters on one CPU: the per-CPU table is addressed by fs_type. */
+struct lookup_fs_slot {
+	__u64 fs_type; /* address of the struct file_system_type; 0: free */
+	struct lookup_stats s;
+};
+
+#define LOOKUP_FS_SLOTS 64
+
+/* What the lookup programs could not count, per CPU. */
+struct lookup_lost {
+	__u64 no_task_storage; /* a thread's filter verdict could not be stored */
+	__u64 fs_table_full;   /* more filesystems than LOOKUP_FS_SLOTS on a CPU */
+	__u64 call_site_unread; /* a check whose return address could not be read */
 };
 
 struct lookup_fs_name {
 	char name[FS_NAME_LEN];
+};
+
+#define LOOKUP_SITES 64
+
+/*
+ * Everything the lookup programs keep per CPU, in one map value: one map
+ * lookup a check.  sites[] caches what each call site is (bpf/lookup.bpf.c).
+ */
+struct lookup_cpu {
+	struct lookup_fs_slot fs[LOOKUP_FS_SLOTS];
+	__u64 sites[LOOKUP_SITES];
+	struct lookup_lost lost;
 };
 
 #endif /* PERMSCOPE_H */

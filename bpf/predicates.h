@@ -68,20 +68,46 @@ static inline bool mode_is_dir(__u16 mode)
 
 /*
  * Could lookup skip inode_permission() for this directory?  Returns
- * LOOKUP_ELIGIBLE or the first reason it cannot: mode, then the ACL state
- * (not cached, or present: an uncached i_acl is non-NULL too), then opt-in.
+ * LOOKUP_ELIGIBLE or the first reason it cannot, in the order the merged
+ * fast path tests them (lookup_inode_permission_may_exec() on 7.2, as
+ * compiled): the opt-in (i_opflags & 0x81), then (i_mode & 0111) == 0111,
+ * then i_acl == NULL, where an ACL not read yet (ACL_NOT_CACHED, not NULL)
+ * is told apart from a cached one.
  */
 static inline enum lookup_reason lookup_eligibility(const struct dir_view *d)
 {
+	if (!(d->opflags & (PS_IOP_FASTPERM | PS_IOP_FASTPERM_MAY_EXEC)))
+		return LOOKUP_INEL_NOT_OPTED_IN;
 	if ((d->mode & 0111) != 0111)
 		return LOOKUP_INEL_MODE;
 	if (d->acl == PS_ACL_NOT_CACHED || d->acl == PS_ACL_DONT_CACHE)
 		return LOOKUP_INEL_ACL_NOT_CACHED;
 	if (d->acl != 0)
 		return LOOKUP_INEL_ACL;
-	if (!(d->opflags & (PS_IOP_FASTPERM | PS_IOP_FASTPERM_MAY_EXEC)))
-		return LOOKUP_INEL_NOT_OPTED_IN;
 	return LOOKUP_ELIGIBLE;
+}
+
+#define PS_MAY_EXEC 0x01      /* include/linux/fs.h */
+#define PS_MAY_ACCESS 0x10
+#define PS_MAY_CHDIR 0x40
+#define PS_MAY_NOT_BLOCK 0x80
+
+/*
+ * Who asked for a MAY_EXEC check on a directory: only a path walk can take
+ * the fast path.  chdir() and access() say so in the mask; any other bit
+ * (MAY_WRITE for create and delete, ...) is another kind of check; a
+ * walk-shaped check made by another caller than the path walker is, for
+ * one, a stacked filesystem (overlayfs) checking its real inode.
+ */
+static inline enum lookup_origin lookup_origin(int mask, bool other_caller)
+{
+	if (mask & PS_MAY_CHDIR)
+		return LOOKUP_ORIGIN_CHDIR;
+	if (mask & PS_MAY_ACCESS)
+		return LOOKUP_ORIGIN_ACCESS;
+	if (mask & ~(PS_MAY_EXEC | PS_MAY_NOT_BLOCK))
+		return LOOKUP_ORIGIN_MASK;
+	return other_caller ? LOOKUP_ORIGIN_CALLER : LOOKUP_ORIGIN_WALK;
 }
 
 #endif /* PERMSCOPE_PREDICATES_H */

@@ -28,12 +28,13 @@ static const char default_rules[] =
 	"lookup.violations == 0\n"
 	"lookup.did_skip_ratio >= base - 0.01\n";
 
-enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES };
+enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS };
 
 struct gate_cmd {
 	struct output_opts out;
 	const char *base, *new, *rules, *junit;
 	bool print_default_rules;
+	double accept_loss;
 };
 
 static const struct argp_option gate_options[] = {
@@ -44,6 +45,8 @@ static const struct argp_option gate_options[] = {
 	{ "current", 'c', 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* -c, --current until gate/2 */
 	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
+	{ "accept-loss", OPT_ACCEPT_LOSS, "SHARE", 0, "Judge a family that lost up to SHARE "
+	  "(0 to 1) of its events (default 0: a family that lost any has no verdict)", 0 },
 	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
 	  "Print the default rules and exit", 0 },
 	{ 0 },
@@ -73,6 +76,16 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	case OPT_PRINT_DEFAULT_RULES:
 		c->print_default_rules = true;
 		break;
+	case OPT_ACCEPT_LOSS: {
+		char *end;
+
+		errno = 0;
+		c->accept_loss = strtod(arg, &end);
+		if (errno || *end || !(c->accept_loss >= 0 && c->accept_loss <= 1))
+			argp_error(state, "invalid --accept-loss '%s' (a share from 0 to 1, e.g. "
+				   "0.01)", arg);
+		break;
+	}
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (profiles go with --base and --new)",
 			   arg);
@@ -385,6 +398,8 @@ int cmd_gate(int argc, char **argv)
 		return stdout_flushed() ? EXIT_OK : EXIT_ENV;
 	}
 	ret = load_rules(c.rules, &rs);
+	for (size_t i = 0; !ret && i < rs.n; i++)
+		rs.r[i].accept_loss = c.accept_loss;
 	if (ret)
 		return ret;
 	profile_init(&base);

@@ -4,10 +4,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "access.skel.h"
@@ -55,6 +57,8 @@ struct family_ops {
 	struct bpf_map *(*stats)(void *skel);
 	/* A per-fs family's own; the others' one per-CPU stats entry is read generically. */
 	int (*collect)(void *skel, struct profile *p);
+	/* Optional: once attached, before counting starts; -errno with `why` filled. */
+	int (*after_attach)(void *skel, char *why, size_t len);
 };
 
 struct family {
@@ -141,39 +145,106 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 			    char *why, size_t len)
 {
 	struct lookup_bpf *skel = s;
+	struct ksym_range walk = { .name = "link_path_walk." };
+	struct timespec rt, mono;
 
-	(void)m, (void)why, (void)len;
+	(void)m;
 	SET_FILTER(skel, o);
+	/* Where inode_permission() is: a check's call site says whether it made it. */
+	if (text_range(o, "inode_permission", (__u64 *)&skel->rodata->ip_lo,
+		       (__u64 *)&skel->rodata->ip_len, why, len))
+		return -ENOENT;
+	/* The path walker, to tell its checks from other callers' (optional). */
+	if (!ksyms_resolve(o->kallsyms, &walk, 1)) {
+		skel->rodata->walk_lo = walk.lo;
+		skel->rodata->walk_len = walk.len;
+	}
+	/* ctime is wall-clock time; the programs only have the monotonic clock. */
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	skel->rodata->realtime_offset_ns = (rt.tv_sec - mono.tv_sec) * 1000000000ULL +
+					   rt.tv_nsec - mono.tv_nsec;
+	/* tests/vm/overhead's breakdown, step by step; never set otherwise */
+	if (getenv("PERMSCOPE_BENCH_STOP"))
+		skel->rodata->bench_stop = atoi(getenv("PERMSCOPE_BENCH_STOP"));
 	return 0;
 }
 
+/*
+ * Find where security_inode_permission()'s return address sits relative
+ * to a program's frame (bpf/lookup.bpf.c): a known call of it by
+ * inode_permission(), access("/", X_OK), on this thread.  A try can be
+ * lost to a missed program, so a few are made.
+ */
+static int lookup_after_attach(void *s, char *why, size_t len)
+{
+	struct lookup_bpf *skel = s;
+
+	if (getenv("PERMSCOPE_EMPTY_PROGRAMS"))
+		return 0; /* tests/vm/overhead's floor: nothing to calibrate */
+	skel->bss->calib_tid = gettid();
+	for (int i = 0; i < 64; i++) {
+		if (faccessat(AT_FDCWD, "/", X_OK, 0) && errno != EACCES)
+			break;
+		if (__atomic_load_n(&skel->data->ret_off, __ATOMIC_ACQUIRE) >= 0)
+			return 0;
+	}
+	snprintf(why, len, "calibrate: no return address into inode_permission found above "
+		 "security_inode_permission's frame (64 tries of access(\"/\", X_OK))");
+	return -ENOENT;
+}
+
+/* Every CPU's one value: its filesystems (grouped by fs_type) and its losses. */
 static int lookup_collect(void *s, struct profile *p)
 {
 	struct lookup_bpf *skel = s;
-	struct lookup_key key, *prev = NULL;
-	int err;
+	int ncpus = libbpf_num_possible_cpus(), err;
+	struct family_result *res = &p->fam[FAMILY_LOOKUP];
+	struct lookup_lost lost = {};
+	struct lookup_cpu *vals;
+	__u32 zero = 0;
 
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
 	p->nfs = 0;
-	while (!bpf_map__get_next_key(skel->maps.stats, prev, &key, sizeof(key))) {
-		struct lookup_stats sum = {};
-		struct lookup_fs_name name = {};
-		struct fs_result *fs;
+	err = bpf_map__lookup_elem(skel->maps.percpu, &zero, sizeof(zero), vals,
+				   ncpus * sizeof(*vals), 0);
+	for (int c = 0; c < ncpus && !err; c++) {
+		counters_add(&lost, &vals[c].lost, sizeof(lost));
+		for (int i = 0; i < LOOKUP_FS_SLOTS && !err; i++) {
+			struct lookup_fs_name name = {};
+			struct fs_result *fs;
+			__u64 type = vals[c].fs[i].fs_type;
 
-		prev = &key;
-		err = percpu_sum(skel->maps.stats, &key, &sum, sizeof(sum));
-		if (err)
-			return err;
-		if (bpf_map__lookup_elem(skel->maps.fs_names, &key, sizeof(key), &name,
-					 sizeof(name), 0) || !name.name[0])
-			snprintf(name.name, sizeof(name.name), "fs@%llx",
-				 (unsigned long long)key.fs_type);
-		name.name[FS_NAME_LEN - 1] = 0;
-		fs = profile_add_fs(p, name.name);
-		if (!fs)
-			return -ENOMEM;
-		counters_add(&fs->s, &sum, sizeof(sum));
+			if (!type)
+				continue;
+			if (bpf_map__lookup_elem(skel->maps.fs_names, &type, sizeof(type), &name,
+						 sizeof(name), 0) || !name.name[0])
+				snprintf(name.name, sizeof(name.name), "fs@%llx",
+					 (unsigned long long)type);
+			name.name[FS_NAME_LEN - 1] = 0;
+			fs = profile_add_fs(p, name.name);
+			if (!fs)
+				err = -ENOMEM;
+			else
+				counters_add(&fs->s, &vals[c].fs[i].s, sizeof(fs->s));
+		}
 	}
+	free(vals);
+	if (err)
+		return err;
+	/* An IP call that made no SIP call was refused before it. */
+	for (size_t i = 0; i < p->nfs; i++)
+		p->fs[i].s.denied = p->fs[i].s.ip_calls > p->fs[i].s.nested ?
+				    p->fs[i].s.ip_calls - p->fs[i].s.nested : 0;
 	profile_sort_fs(p);
+	/* The programs' own losses, beside the kernel's count of their misses. */
+	family_add_lost(res, "no_task_storage", lost.no_task_storage);
+	family_add_lost(res, "fs_table_full", lost.fs_table_full);
+	family_add_lost(res, "call_site_unread", lost.call_site_unread);
 	return 0;
 }
 
@@ -184,24 +255,28 @@ static int lookup_collect(void *s, struct profile *p)
 	static int x##_load(void *s) { return x##_bpf__load(s); }                          \
 	static int x##_attach(void *s) { return x##_bpf__attach(s); }                      \
 	static void x##_destroy(void *s) { x##_bpf__destroy(s); }                          \
-	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; } \
+	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; }
+/* The families with one per-CPU stats entry, read generically. */
+#define STATS_GLUE(x) \
 	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
 
 SKEL_GLUE(access)
 SKEL_GLUE(exec)
 SKEL_GLUE(lookup)
+STATS_GLUE(access)
+STATS_GLUE(exec)
 
 #define OPS(x, ...) {                                                    \
 	.open = x##_open, .object = x##_object, .configure = x##_configure,   \
 	.load = x##_load, .attach = x##_attach, .destroy = x##_destroy,       \
-	.tracked = x##_tracked, .stats = x##_stats, __VA_ARGS__                \
+	.tracked = x##_tracked, __VA_ARGS__                                     \
 }
 
 /* The modes each family can attach in are the schema's. */
 static const struct family_ops family_ops[FAMILY_COUNT] = {
-	[FAMILY_LOOKUP] = OPS(lookup, .collect = lookup_collect),
-	[FAMILY_ACCESS] = OPS(access),
-	[FAMILY_EXEC] = OPS(exec),
+	[FAMILY_LOOKUP] = OPS(lookup, .collect = lookup_collect, .after_attach = lookup_after_attach),
+	[FAMILY_ACCESS] = OPS(access, .stats = access_stats),
+	[FAMILY_EXEC] = OPS(exec, .stats = exec_stats),
 };
 
 /* ---- mode selection ------------------------------------------------------- */
@@ -216,7 +291,7 @@ static bool has_prefix(const char *s, const char *prefix)
  * Unprefixed programs (syscall tracepoints) run in every mode; track_ ones
  * only when a process filter needs them.
  */
-static bool program_wanted(const char *name, enum attach_mode m, bool filter_tasks)
+static bool mode_wanted(const char *name, enum attach_mode m, bool filter_tasks)
 {
 	if (has_prefix(name, "fentry_") || has_prefix(name, "fexit_"))
 		return m == MODE_FENTRY;
@@ -227,6 +302,24 @@ static bool program_wanted(const char *name, enum attach_mode m, bool filter_tas
 	if (has_prefix(name, "track_"))
 		return filter_tasks;
 	return true;
+}
+
+/*
+ * The empty programs (bpf/lookup.bpf.c) replace all the others, but for
+ * the process filter's, only for the overhead measurement of
+ * tests/vm/overhead (PERMSCOPE_EMPTY_PROGRAMS).
+ */
+static bool program_wanted(const char *name, enum attach_mode m, bool filter_tasks)
+{
+	static int empty = -1;
+
+	if (empty < 0)
+		empty = getenv("PERMSCOPE_EMPTY_PROGRAMS") != NULL;
+	if (has_prefix(name, "empty_"))
+		return empty && mode_wanted(name + 6, m, filter_tasks);
+	if (empty && !has_prefix(name, "track_"))
+		return false;
+	return mode_wanted(name, m, filter_tasks);
 }
 
 static const char *mode_hint(enum attach_mode m, int err)
@@ -293,10 +386,25 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 	err = -ops->load(skel);
 	if (err)
 		goto fail;
+	/* The filter knows its processes before any program can see them. */
+	for (int i = 0; i < o->ntrack; i++) {
+		__u32 key = o->track[i];
+		__u8 one = 1;
+
+		err = -bpf_map__update_elem(ops->tracked(skel), &key, sizeof(key), &one,
+					    sizeof(one), BPF_ANY);
+		if (err) {
+			snprintf(t->why, sizeof(t->why), "load: cannot set the process filter: %s",
+				 strerror(err));
+			goto fail_why;
+		}
+	}
 	stage = "attach";
 	err = -ops->attach(skel);
 	if (err)
 		goto fail;
+	if (ops->after_attach && (err = -ops->after_attach(skel, t->why, sizeof(t->why))))
+		goto fail_why;
 	return skel;
 fail:
 	failing_program(prog_name, sizeof(prog_name));
@@ -353,25 +461,52 @@ struct family *family_start(enum family_id f, const struct probe_opts *o,
 	return fam;
 }
 
-int family_track(struct family *fam, int tgid)
+/*
+ * Every loaded program's misses: the kernel skips a program, and counts it
+ * in recursion_misses, when the same program is already running on that CPU
+ * (a trampoline program preempted on a preemptible kernel) or another BPF
+ * program is (kprobes).
+ */
+static int programs_lost(struct family *fam, struct family_result *res)
 {
-	__u32 key = tgid;
-	__u8 one = 1;
+	struct bpf_program *prog;
 
-	return bpf_map__update_elem(fam->ops->tracked(fam->skel), &key, sizeof(key), &one,
-				    sizeof(one), BPF_ANY);
+	bpf_object__for_each_program(prog, fam->ops->object(fam->skel)) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || !bpf_program__autoload(prog))
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		family_add_lost(res, bpf_program__name(prog), info.recursion_misses);
+	}
+	return 0;
 }
 
 int family_collect(struct family *fam, struct profile *p)
 {
+	struct family_result *res = &p->fam[fam->id];
 	void *stats;
 	__u32 zero = 0;
+	int err;
 
+	res->nlost = 0;
+	res->lost_known = true;
+	if ((err = programs_lost(fam, res)))
+		return err;
 	if (fam->ops->collect)
 		return fam->ops->collect(fam->skel, p);
 	stats = profile_stats(p, fam->id, 0);
 	memset(stats, 0, schema[fam->id].stats_size);
-	return percpu_sum(fam->ops->stats(fam->skel), &zero, stats, schema[fam->id].stats_size);
+	err = percpu_sum(fam->ops->stats(fam->skel), &zero, stats, schema[fam->id].stats_size);
+	/* access and exec count a call they could not follow as `drops`. */
+	if (!err && schema_row_index(fam->id, "drops") >= 0)
+		family_add_lost(res, "no_task_storage", (__u64)schema_value(&schema[fam->id],
+				schema_row_index(fam->id, "drops"), stats));
+	return err;
 }
 
 void family_stop(struct family *fam)

@@ -18,6 +18,13 @@ struct probe_opts {
 	bool filter_comm;
 	char comm[16];
 	const char *kallsyms;       /* path, normally /proc/kallsyms */
+	/*
+	 * Processes counted from the start (--pid, the recorded command): in
+	 * `tracked` before any program attaches, so no thread of theirs is
+	 * ever judged before the filter knows it.
+	 */
+	int track[2];
+	int ntrack;
 };
 
 struct family;
@@ -29,8 +36,6 @@ struct family;
  */
 struct family *family_start(enum family_id f, const struct probe_opts *o,
 			    struct family_result *res);
-/* Count this process (and, through the fork follower, its descendants). */
-int family_track(struct family *fam, int tgid);
 /* Sum the per-CPU maps into the profile. */
 int family_collect(struct family *fam, struct profile *p);
 void family_stop(struct family *fam);

@@ -2,6 +2,7 @@
 #include "ksyms.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,19 @@
 static int is_text(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/*
+ * `want` "fn" matches fn only; "fn." matches fn and the compiler's copies of
+ * it, fn.isra.0, fn.part.0 and the like (the first in the file wins).
+ */
+static bool name_matches(const char *name, const char *want)
+{
+	size_t len = strlen(want);
+
+	if (len && want[len - 1] == '.')
+		return !strncmp(name, want, len - 1) && (!name[len - 1] || name[len - 1] == '.');
+	return !strcmp(name, want);
 }
 
 int ksyms_resolve(const char *path, struct ksym_range *ranges, int n)
@@ -33,7 +47,7 @@ int ksyms_resolve(const char *path, struct ksym_range *ranges, int n)
 		if (!is_text(type))
 			continue;
 		for (i = 0; i < n; i++)
-			if (!ranges[i].lo && strcmp(name, ranges[i].name) == 0)
+			if (!ranges[i].lo && name_matches(name, ranges[i].name))
 				ranges[i].lo = addr;
 	}
 	if (!any_nonzero) {

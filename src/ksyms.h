@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 struct ksym_range {
-	const char *name; /* in: function name */
+	const char *name; /* in: function name; "fn." also matches fn.isra.0 and such */
 	uint64_t lo;      /* out: start address, 0 when not found */
 	uint64_t len;     /* out: distance to the next text symbol */
 };

@@ -97,9 +97,14 @@ static void family_metrics(const struct profile *p, enum family_id f, struct met
 int metrics_collect(const struct profile *p, struct metric_list *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		if (p->fam[f].status == FAMILY_OK)
-			family_metrics(p, f, out);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (p->fam[f].status != FAMILY_OK)
+			continue;
+		family_metrics(p, f, out);
+		/* Events the family could not count; no metric where that was not read. */
+		if (p->fam[f].lost_known)
+			add(out, family_lost_total(&p->fam[f]), "%s.lost", family_name(f));
+	}
 	return out->n || !out->cap ? 0 : -ENOMEM;
 }
 
@@ -115,8 +120,10 @@ int metrics_schema(const char *fs, struct metric_list *out)
 	int err;
 
 	profile_init(&p);
-	for (int f = 0; f < FAMILY_COUNT; f++)
+	for (int f = 0; f < FAMILY_COUNT; f++) {
 		p.fam[f].status = FAMILY_OK;
+		p.fam[f].lost_known = true;
+	}
 	if (!profile_add_fs(&p, fs ? fs : "tmpfs")) {
 		profile_free(&p);
 		return -ENOMEM;
@@ -171,6 +178,8 @@ bool metric_absent(const struct profile *p, const char *name)
 		return false;
 	memcpy(key, rest, len);
 	key[len] = 0;
+	if (!strcmp(key, "lost"))
+		return !p->fam[f].lost_known;
 	if (!strcmp(key, "latency")) { /* FAMILY.latency.*: the SUM row whose latency is "" */
 		for (int i = 0; i < schema[f].nrows; i++)
 			if (schema[f].rows[i].latency && !*schema[f].rows[i].latency)

@@ -39,6 +39,41 @@ const char *family_state_name(const struct family_result *r)
 	return r->status == FAMILY_OK ? mode_name(r->mode) : family_status_name(r->status);
 }
 
+void family_add_lost(struct family_result *r, const char *what, uint64_t count)
+{
+	for (int i = 0; i < r->nlost; i++)
+		if (!strcmp(r->lost[i].what, what)) {
+			r->lost[i].count += count;
+			return;
+		}
+	if (r->nlost == MAX_LOST) { /* more than any family has; keep the sum right */
+		strlcpy_s(r->lost[MAX_LOST - 1].what, "other", sizeof(r->lost[0].what));
+		r->lost[MAX_LOST - 1].count += count;
+		return;
+	}
+	strlcpy_s(r->lost[r->nlost].what, what, sizeof(r->lost[0].what));
+	r->lost[r->nlost++].count = count;
+}
+
+uint64_t family_lost_total(const struct family_result *r)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < r->nlost; i++)
+		sum += r->lost[i].count;
+	return sum;
+}
+
+double family_events(const struct profile *p, enum family_id f)
+{
+	int row = schema_row_index(f, schema[f].events);
+	double n = 0;
+
+	for (size_t i = 0; row >= 0 && i < profile_nstats(p, f); i++)
+		n += schema_value(&schema[f], row, profile_stats(p, f, i));
+	return n;
+}
+
 bool family_modes_differ(const struct profile *a, const char *a_name,
 			 const struct profile *b, const char *b_name, enum family_id f,
 			 char *why, size_t len)
@@ -161,6 +196,16 @@ static json_t *attempts_to_json(const struct family_result *r)
 	return a;
 }
 
+/* {"what": count}: every source of loss that was read, zeros included. */
+static json_t *lost_to_json(const struct family_result *r)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < r->nlost; i++)
+		json_object_set_new(o, r->lost[i].what, json_integer(r->lost[i].count));
+	return o;
+}
+
 /* A named sub-object of `o`, created on first use (so in schema order). */
 static json_t *sub_object(json_t *o, const char *key)
 {
@@ -242,8 +287,11 @@ char *profile_to_json(const struct profile *p)
 
 		if (r->status == FAMILY_OK) {
 			json_t *stats = family_stats_to_json(p, f);
+
 			json_object_update(fj, stats);
 			json_decref(stats);
+			if (r->lost_known)
+				json_object_set_new(fj, "lost", lost_to_json(r));
 		}
 		json_object_set_new(fams, family_name(f), fj);
 	}
@@ -576,6 +624,30 @@ static void read_family_stats(struct reader *r, json_t *fj, const char *path,
 	profile_sort_fs(p);
 }
 
+/* "lost": optional; a profile without it predates the reading of losses. */
+static void read_lost(struct reader *r, json_t *fj, const char *path, struct family_result *res)
+{
+	json_t *lost = json_object_get(fj, "lost"), *v;
+	char lpath[96];
+	const char *what;
+
+	if (r->failed || !lost)
+		return;
+	snprintf(lpath, sizeof(lpath), "%s.lost", path);
+	if (!json_is_object(lost)) {
+		fail(r, "%s: expected an object, found %s", lpath, type_name(lost));
+		return;
+	}
+	res->lost_known = true;
+	json_object_foreach(lost, what, v) {
+		uint64_t n = member_u64(r, lost, lpath, what);
+
+		if (r->failed)
+			return;
+		family_add_lost(res, what, n);
+	}
+}
+
 static void read_families(struct reader *r, json_t *root, struct profile *p)
 {
 	json_t *fams = member(r, root, "", "families", JSON_OBJECT);
@@ -612,6 +684,7 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 			}
 			res->mode = m;
 			read_family_stats(r, fj, path, f, p);
+			read_lost(r, fj, path, res);
 		}
 	}
 }

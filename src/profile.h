@@ -24,11 +24,22 @@ struct attach_attempt {
 	char why[256];  /* what failed, with a hint */
 };
 
+#define MAX_LOST 16
+
+/* Events a family could not count, by what lost them (a program, a table). */
+struct lost_count {
+	char what[48];
+	uint64_t count;
+};
+
 struct family_result {
 	enum family_status status;
 	enum attach_mode mode;
 	struct attach_attempt attempts[MAX_ATTEMPTS];
 	int nattempts;
+	bool lost_known; /* false: a profile from before losses were read */
+	struct lost_count lost[MAX_LOST];
+	int nlost;
 };
 
 /* lookup.ineligible_acl_not_cached[ + a 31-byte fs name + ] fits whole. */
@@ -104,6 +115,13 @@ const char *family_state_name(const struct family_result *r);
 bool family_modes_differ(const struct profile *a, const char *a_name,
 			 const struct profile *b, const char *b_name, enum family_id f,
 			 char *why, size_t len);
+
+/* Add `count` events lost by `what` (a program name, a table) to `r`. */
+void family_add_lost(struct family_result *r, const char *what, uint64_t count);
+/* Their sum: 0 also when not known. */
+uint64_t family_lost_total(const struct family_result *r);
+/* What a family counted, in its events row (lookup's checks, the calls of the others). */
+double family_events(const struct profile *p, enum family_id f);
 
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);

@@ -241,16 +241,16 @@ int record_run(const struct record_opts *o, struct profile *p)
 		p->command = copy_argv(o->command);
 	}
 
+	if (o->pid)
+		probe.track[probe.ntrack++] = o->pid;
+	if (w.pid)
+		probe.track[probe.ntrack++] = w.pid;
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (!probe.want[f])
 			continue;
 		fams[f] = family_start(f, &probe, &p->fam[f]);
-		if (!fams[f])
-			continue;
-		attached++;
-		if ((o->pid && family_track(fams[f], o->pid)) ||
-		    (w.pid && family_track(fams[f], w.pid)))
-			pr_warn("%s: cannot set the process filter: %s", family_name(f), strerror(errno));
+		if (fams[f])
+			attached++;
 	}
 	if (!attached) {
 		pr_err("no probe family could attach on this kernel (%s)",

@@ -180,30 +180,62 @@ static void row_lines(FILE *out, const struct family_schema *fs, const void *sta
 	}
 }
 
+/* "LOST: N events ..." when a family could not count everything it saw. */
+static void lost_text(FILE *out, const struct family_result *r)
+{
+	char line[512];
+	size_t len;
+	uint64_t total = family_lost_total(r);
+
+	if (!total)
+		return;
+	len = snprintf(line, sizeof(line), "%llu events not counted (", ull(total));
+	for (int i = 0, n = 0; i < r->nlost && len < sizeof(line); i++)
+		if (r->lost[i].count)
+			len += snprintf(line + len, sizeof(line) - len, "%s%s %llu", n++ ? ", " : "",
+					r->lost[i].what, ull(r->lost[i].count));
+	if (len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, "): a count here may be short by up to "
+			 "that many, so none is exact");
+	fold_words(out, fprintf(out, "  LOST:"), 8, 80, line);
+}
+
 static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 {
 	const struct family_schema *fs = lookup_schema;
 	const struct family_result *r = &p->fam[FAMILY_LOOKUP];
-	const int did = schema_row_index(FAMILY_LOOKUP, "did_skip_ratio");
-	const int would = schema_row_index(FAMILY_LOOKUP, "would_skip_ratio");
+	const int walk = schema_row_index(FAMILY_LOOKUP, "origin_walk");
+	/* A profile from before checks had origins: shares of all checks. */
+	const bool by_origin = !schema_row_absent(lookup_schema, walk, p->absent[FAMILY_LOOKUP]);
+	const int n = by_origin ? walk : schema_row_index(FAMILY_LOOKUP, "checks");
+	const int did = schema_row_index(FAMILY_LOOKUP, by_origin ? "walk_did_skip_ratio" :
+					 "did_skip_ratio");
+	const int would = schema_row_index(FAMILY_LOOKUP, by_origin ? "walk_would_skip_ratio" :
+					   "would_skip_ratio");
 	const int opt_in = schema_row_index(FAMILY_LOOKUP, "may_exec_opt_in");
+	static const char *const others[] = {
+		"origin_chdir", "origin_access", "origin_caller", "origin_mask", "denied",
+		"racing", "first_check",
+	};
 	const uint32_t absent = p->absent[FAMILY_LOOKUP];
 	union family_stats total = {0};
 	const struct fs_result **sorted;
 	__u64 max = 0;
-	char buf[32];
+	char buf[32], pct_did[16], pct_would[16];
 
 	if (!section(out, fs->title, r))
 		return;
 	if (!p->nfs) {
 		fprintf(out, "  no directory MAY_EXEC checks seen\n");
+		lost_text(out, r);
 		return;
 	}
 	sorted = fs_sorted(p);
 	if (!sorted)
 		return;
-	fprintf(out, "  %-12s %10s %9s %11s %8s  %s\n", "FS", "CHECKS", "DID SKIP",
-		"WOULD SKIP", "OPT-IN", "MAIN INELIGIBILITY");
+	/* The fast path can only take path-walk checks: the shares are of those. */
+	fprintf(out, "  %-12s %10s %9s %11s %8s  %s\n", "FS", by_origin ? "WALKS" : "CHECKS",
+		"DID SKIP", "WOULD SKIP", "OPT-IN", "MAIN INELIGIBILITY");
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct lookup_stats *s = &sorted[i]->s;
 		int why = main_reason(s);
@@ -212,18 +244,37 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 		if (why >= 0)
 			snprintf(reason, sizeof(reason), "%s (%.1f%%)", fs->rows[why].name,
 				 pct(*schema_counter(&fs->rows[why], s), s->checks));
-		fprintf(out, "  %-12s %10llu %8.1f%% %10.1f%% %8s  %s\n", sorted[i]->name,
-			ull(s->checks), 100 * schema_value(fs, did, s),
-			100 * schema_value(fs, would, s),
-			value_text(fs, opt_in, s, absent, buf, sizeof(buf)), reason);
+		snprintf(pct_did, sizeof(pct_did), "%.1f%%", 100 * schema_value(fs, did, s));
+		snprintf(pct_would, sizeof(pct_would), "%.1f%%", 100 * schema_value(fs, would, s));
+		fprintf(out, "  %-12s %10s %9s %11s %8s  %s\n", sorted[i]->name,
+			value_text(fs, n, s, absent, buf, sizeof(buf)),
+			schema_row_absent(fs, did, absent) ? "-" : pct_did,
+			schema_row_absent(fs, would, absent) ? "-" : pct_would,
+			value_text(fs, opt_in, s, absent, buf + 16, sizeof(buf) - 16), reason);
 		if (s->checks > max)
 			max = s->checks;
 		counters_add(&total, s, sizeof(*s));
+	}
+	/* Checks the fast path cannot take, and what no other column holds. */
+	if (!by_origin) {
+		fprintf(out, "  (a profile from before checks had origins: shares of all checks)\n");
+	} else {
+		fprintf(out, "\n  %-12s %8s %8s %8s %8s %8s %8s %8s\n", "FS", "CHDIR", "ACCESS",
+			"CALLER", "MASK", "DENIED", "RACING", "FIRST");
+		for (size_t i = 0; i < p->nfs; i++) {
+			fprintf(out, "  %-12s", sorted[i]->name);
+			for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++)
+				fprintf(out, " %8s", value_text(fs, schema_row_index(FAMILY_LOOKUP,
+								 others[k]), &sorted[i]->s,
+								 absent, buf, sizeof(buf)));
+			fputc('\n', out);
+		}
 	}
 	if (total.lookup.violations)
 		fprintf(out, "  VIOLATION: %llu full checks skipped on ineligible directories\n",
 			ull(total.lookup.violations));
 	row_lines(out, fs, &total, absent);
+	lost_text(out, r);
 	if (histograms) {
 		fprintf(out, "\n  did skip vs full check, per filesystem\n");
 		for (size_t i = 0; i < p->nfs; i++) {
@@ -270,6 +321,7 @@ static void outcomes_text(FILE *out, const struct profile *p, enum family_id f, 
 	}
 	fprintf(out, "  %-14s %10.0f\n", "total", total);
 	row_lines(out, fs, stats, absent);
+	lost_text(out, &p->fam[f]);
 	if (!histograms)
 		return;
 	for (int i = 0; i < fs->nrows; i++) {
@@ -377,6 +429,15 @@ static json_t *family_json(const struct profile *p, enum family_id f)
 	if (r->status != FAMILY_OK)
 		return unavailable_json(r);
 	o = json_pack("{s:s}", "mode", mode_name(r->mode));
+	/* What it could not count, by source; absent for a profile that predates it. */
+	if (r->lost_known) {
+		json_t *lost = json_object();
+
+		for (int i = 0; i < r->nlost; i++)
+			json_object_set_new(lost, r->lost[i].what, json_integer(r->lost[i].count));
+		json_object_set_new(o, "lost_total", json_integer(family_lost_total(r)));
+		json_object_set_new(o, "lost", lost);
+	}
 	if (schema[f].per_fs) {
 		json_t *per_fs = json_object();
 
@@ -461,6 +522,8 @@ static bool csv_status(FILE *out, const struct profile *p, enum family_id f)
 	for (int i = 0; i < r->nattempts && r->status != FAMILY_OK; i++)
 		csv_row(out, family_name(f), mode_name(r->attempts[i].mode), "why",
 			r->attempts[i].why);
+	for (int i = 0; i < r->nlost && r->status == FAMILY_OK; i++)
+		csv_u64(out, family_name(f), r->lost[i].what, "lost", r->lost[i].count);
 	return r->status == FAMILY_OK;
 }
 

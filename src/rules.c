@@ -541,6 +541,19 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	if (family_modes_differ(base, "the base profile", new, "the new profile", f, res->reason,
 				sizeof(res->reason)))
 		return 0;
+	/* Counts a family could not make in full are no evidence, unless a loss is accepted. */
+	for (int side = 0; side < 2; side++) {
+		const struct profile *p = side ? new : base;
+		double lost = family_lost_total(&p->fam[f]), events = family_events(p, f);
+
+		if (lost > 0 && lost > r->accept_loss * (events + lost)) {
+			snprintf(res->reason, sizeof(res->reason), "the %s profile lost %.0f events of "
+				 "the %s family (%.2g%%): none of its counts is exact (--accept-loss "
+				 "SHARE judges anyway)", side ? "new" : "base", lost, family_name(f),
+				 100 * lost / (events + lost));
+			return 0;
+		}
+	}
 	/* A profile older than the counter says nothing about it: no verdict, not a 0. */
 	if (metric_absent(base, r->metric) || metric_absent(new, r->metric)) {
 		bool b = metric_absent(base, r->metric), n = metric_absent(new, r->metric);

@@ -35,6 +35,7 @@ struct rule {
 	enum rule_expr expr;
 	double number;     /* the expression's NUMBER; 0 for EXPR_BASE */
 	bool significant;
+	double accept_loss; /* the share of lost events still judged (gate --accept-loss) */
 	const char *file;  /* the set's file name */
 	int line;          /* 1-based */
 	char *text;        /* the rule as written: no comment, no outer blanks */

@@ -23,24 +23,31 @@
 
 /* ---- lookup: MAY_EXEC on directories, per filesystem --------------------- */
 
-enum { L_CHECKS, L_DID_SKIP, L_WOULD_SKIP };
+enum {
+	L_CHECKS, L_DID_SKIP, L_WOULD_SKIP, L_OPT_IN, L_VIOLATIONS, L_DID_RATIO, L_WOULD_RATIO,
+	L_INEL_MODE, L_INEL_ACL, L_INEL_ACL_NOT_CACHED, L_INEL_NOT_OPTED_IN,
+	L_WALK, L_CHDIR, L_ACCESS, L_CALLER, L_MASK, L_WALK_WOULD_SKIP,
+};
 
 #define INELIGIBLE(key, idx, text) \
 	{ .name = (key), .group = "ineligible", .kind = ROW_COUNT, \
 	  .offset = offsetof(struct lookup_stats, ineligible[idx]), .meaning = (text) }
+#define ORIGIN(key, idx, text) \
+	{ .name = (key), .group = "origin", .kind = ROW_COUNT, \
+	  .offset = offsetof(struct lookup_stats, origin[idx]), .meaning = (text) }
 
 /* ineligible[LOOKUP_ELIGIBLE] is never counted, so no row reads it. */
 static const struct schema_row lookup_rows[] = {
 	COUNT(struct lookup_stats, checks, 0, "MAY_EXEC checks on directories"),
 	COUNT(struct lookup_stats, did_skip, 0,
-	      "not nested in inode_permission(): lookup's fast path took it"),
+	      "not made by an inode_permission() call: lookup's fast path took it"),
 	COUNT(struct lookup_stats, would_skip, 0,
 	      "the directory is eligible: what the fast path can skip"),
 	{ .name = "may_exec_opt_in", .kind = ROW_COUNT,
 	  .offset = offsetof(struct lookup_stats, may_exec_opt_in), .was = "flag_v2",
 	  .meaning = "i_opflags & 0x80: the MAY_EXEC opt-in (v2: the precomputed flag)" },
 	COUNT(struct lookup_stats, violations, ROW_VIOLATION,
-	      "full checks skipped on ineligible directories"),
+	      "full checks skipped on ineligible directories that had not just changed"),
 	RATIO("did_skip_ratio", BIT(L_DID_SKIP), BIT(L_CHECKS), 0, "share of checks skipped"),
 	RATIO("would_skip_ratio", BIT(L_WOULD_SKIP), BIT(L_CHECKS), 0,
 	      "share of checks on eligible directories"),
@@ -50,10 +57,32 @@ static const struct schema_row lookup_rows[] = {
 		   "ineligible: i_acl not read yet (ext4 without cache_no_acl() at iget)"),
 	INELIGIBLE("not_opted_in", LOOKUP_INEL_NOT_OPTED_IN,
 		   "ineligible: the filesystem did not opt in (no IOP_FASTPERM, no 0x80)"),
+	ORIGIN("walk", LOOKUP_ORIGIN_WALK, "checks made by a path walk: the only ones the fast "
+	       "path can take"),
+	ORIGIN("chdir", LOOKUP_ORIGIN_CHDIR, "checks made by chdir() (MAY_CHDIR)"),
+	ORIGIN("access", LOOKUP_ORIGIN_ACCESS, "checks made by access(X_OK) and friends (MAY_ACCESS)"),
+	ORIGIN("caller", LOOKUP_ORIGIN_CALLER,
+	       "walk-shaped checks by another caller than the path walker (overlayfs's real inode)"),
+	ORIGIN("mask", LOOKUP_ORIGIN_MASK, "checks with other mask bits (MAY_WRITE: create, delete)"),
+	COUNT(struct lookup_stats, walk_would_skip, 0, "path-walk checks on eligible directories"),
+	RATIO("walk_did_skip_ratio", BIT(L_DID_SKIP), BIT(L_WALK), 0,
+	      "share of path-walk checks skipped"),
+	RATIO("walk_would_skip_ratio", BIT(L_WALK_WOULD_SKIP), BIT(L_WALK), 0,
+	      "share of path-walk checks on eligible directories: did = would on a correct kernel"),
+	COUNT(struct lookup_stats, nested, 0, "made by inode_permission(): the full check"),
+	COUNT(struct lookup_stats, ip_calls, 0, "inode_permission() calls (MAY_EXEC, a directory)"),
+	COUNT(struct lookup_stats, denied, 0,
+	      "inode_permission() calls that made no security_inode_permission() call: refused "
+	      "(EACCES, EPERM, EROFS), or an RCU walk given up to be retried (ECHILD; sysfs)"),
+	COUNT(struct lookup_stats, racing, 0,
+	      "skips of ineligible directories changed within 2 s (chmod, setfacl): not judged"),
+	COUNT(struct lookup_stats, first_check, 0,
+	      "first checks of an inode: the kernel set IOP_FASTPERM during them"),
 };
 
 static const char *const lookup_shown[] = {
-	"lookup.did_skip_ratio", "lookup.would_skip_ratio", "lookup.violations",
+	"lookup.did_skip_ratio", "lookup.would_skip_ratio", "lookup.walk_did_skip_ratio",
+	"lookup.walk_would_skip_ratio", "lookup.violations", "lookup.lost",
 	"lookup.checks[]", "lookup.did_skip_ratio[]", "lookup.would_skip_ratio[]",
 	"lookup.violations[]", NULL,
 };
@@ -87,7 +116,7 @@ static const struct schema_row access_rows[] = {
 static const char *const access_shown[] = {
 	"access.calls", "access.avoidable_per_call", "access.needed_per_call",
 	"access.fast_ratio", "access.unsafe", "access.latency.mean", "access.latency.p50",
-	"access.latency.p99", NULL,
+	"access.latency.p99", "access.lost", NULL,
 };
 
 /* ---- exec: ENOENT before mm allocation ----------------------------------- */
@@ -118,26 +147,28 @@ static const struct schema_row exec_rows[] = {
 
 static const char *const exec_shown[] = {
 	"exec.calls", "exec.enoent", "exec.enoent_early_share", "exec.mm_allocs",
-	"exec.enoent.latency.p50", "exec.enoent.latency.p99", "exec.ok.latency.p50", NULL,
+	"exec.enoent.latency.p50", "exec.enoent.latency.p99", "exec.ok.latency.p50", "exec.lost",
+	NULL,
 };
 
 /* ---- the families --------------------------------------------------------- */
 
 #define ALL_MODES (BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT))
-#define FAMILY(id_, name_, title_, modes_, per_fs_, st, rows_, shown_) [id_] = {   \
+#define FAMILY(id_, name_, title_, modes_, per_fs_, st, rows_, shown_, events_) [id_] = { \
 	.id = (id_), .name = (name_), .title = (title_), .modes = (modes_),          \
 	.per_fs = (per_fs_), .stats_size = sizeof(st), .rows = (rows_),               \
-	.nrows = sizeof(rows_) / sizeof((rows_)[0]), .compare_shown = (shown_) }
+	.nrows = sizeof(rows_) / sizeof((rows_)[0]), .compare_shown = (shown_),       \
+	.events = (events_) }
 
 const struct family_schema schema[FAMILY_COUNT] = {
 	/* No tracepoint sits on the permission-check path. */
 	FAMILY(FAMILY_LOOKUP, "lookup", "Lookup: MAY_EXEC checks on directories, per filesystem",
 	       BIT(MODE_FENTRY) | BIT(MODE_KPROBE), true, struct lookup_stats, lookup_rows,
-	       lookup_shown),
+	       lookup_shown, "checks"),
 	FAMILY(FAMILY_ACCESS, "access", "Access: faccessat cred override", ALL_MODES, false,
-	       struct access_stats, access_rows, access_shown),
+	       struct access_stats, access_rows, access_shown, "calls"),
 	FAMILY(FAMILY_EXEC, "exec", "Exec: execve outcomes and ENOENT", ALL_MODES, false,
-	       struct exec_stats, exec_rows, exec_shown),
+	       struct exec_stats, exec_rows, exec_shown, "calls"),
 };
 
 /* ---- names ---------------------------------------------------------------- */

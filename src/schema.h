@@ -75,6 +75,7 @@ struct family_schema {
 	size_t stats_size;
 	const struct schema_row *rows;
 	int nrows;
+	const char *events; /* the row counting its events: what a loss is a share of */
 	/*
 	 * The metrics compare shows, in order ("[]": every filesystem); the
 	 * whole namespace stays available to gate.

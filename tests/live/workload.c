@@ -15,11 +15,19 @@
  *                              entries (raw setxattr: no setfacl needed)
  *   workload exec-existing N   N x fork + execve() of this program (which then
  *                              exits at once): exec that must allocate an mm
+ *   workload chdir N DIR       N x chdir(DIR), then back to where it was
+ *   workload access-x N PATH   N x access(PATH, X_OK)
+ *   workload denied N PATH     as uid/gid 65534, N x stat(PATH) failing with EACCES
+ *   workload chmod-loop N DIR  N x chmod(DIR) alternating 0750 and 0755
+ *   workload busy S PATH       stat(PATH) and open+close it for S seconds
+ *   workload time-stat N PATH  N x stat(PATH), then print the ns they took
+ *                              (under QEMU -icount: guest instructions)
  *
  * Exits 0 when every call behaved as expected, 1 otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,6 +37,7 @@
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MISSING_PATH "/nonexistent-permscope-dir/missing-program"
@@ -133,6 +142,86 @@ static int run_fork_exec(long n, const char *prog, bool search)
 	return 0;
 }
 
+static int run_on_path(const char *what, long n, const char *path)
+{
+	struct stat st;
+
+	if (!strcmp(what, "chdir")) {
+		int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		for (long i = 0; i < n; i++)
+			if (chdir(path) || fchdir(here)) {
+				perror("workload: chdir");
+				return 1;
+			}
+		close(here);
+		return 0;
+	}
+	if (!strcmp(what, "access-x")) {
+		for (long i = 0; i < n; i++)
+			if (access(path, X_OK)) {
+				perror("workload: access X_OK");
+				return 1;
+			}
+		return 0;
+	}
+	if (!strcmp(what, "denied")) {
+		/* Unprivileged, so DAC applies: every stat is refused on the way. */
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534)) {
+			perror("workload: dropping to uid 65534");
+			return 1;
+		}
+		for (long i = 0; i < n; i++)
+			if (!stat(path, &st) || errno != EACCES) {
+				fprintf(stderr, "workload: stat %s was not refused with EACCES\n", path);
+				return 1;
+			}
+		return 0;
+	}
+	if (!strcmp(what, "chmod-loop")) {
+		for (long i = 0; i < n; i++)
+			if (chmod(path, i % 2 ? 0755 : 0750)) {
+				perror("workload: chmod");
+				return 1;
+			}
+		return chmod(path, 0755) ? 1 : 0;
+	}
+	if (!strcmp(what, "time-stat")) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++)
+			if (stat(path, &st)) {
+				perror("workload: stat");
+				return 1;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("%lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000LL +
+				 (b.tv_nsec - a.tv_nsec));
+		return 0;
+	}
+	if (!strcmp(what, "busy")) {
+		struct timespec now, stop;
+
+		clock_gettime(CLOCK_MONOTONIC, &stop);
+		stop.tv_sec += n;
+		do {
+			int fd;
+
+			if (stat(path, &st) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+				perror("workload: busy");
+				return 1;
+			}
+			close(fd);
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while (now.tv_sec < stop.tv_sec ||
+			 (now.tv_sec == stop.tv_sec && now.tv_nsec < stop.tv_nsec));
+		return 0;
+	}
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
@@ -143,6 +232,12 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "exec-path")) {
 		n = strtol(argv[2], &end, 10);
 		return *end ? 2 : run_fork_exec(n, argv[3], true);
+	}
+	if (argc == 4 && (!strcmp(argv[1], "chdir") || !strcmp(argv[1], "access-x") ||
+			  !strcmp(argv[1], "denied") || !strcmp(argv[1], "chmod-loop") ||
+			  !strcmp(argv[1], "busy") || !strcmp(argv[1], "time-stat"))) {
+		n = strtol(argv[2], &end, 10);
+		return *end || n < 0 ? 2 : run_on_path(argv[1], n, argv[3]);
 	}
 	if (argc == 4 && !strcmp(argv[1], "stat")) {
 		struct stat st;
@@ -157,7 +252,8 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3 || (n = strtol(argv[2], &end, 10)) < 0 || *end) {
 		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing|exec-existing N\n"
-				"       workload stat N PATH | exec-path N NAME | setacl PATH\n");
+				"       workload stat N PATH | exec-path N NAME | setacl PATH\n"
+				"       workload chdir|access-x|denied|chmod-loop N PATH | busy SECONDS PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "access"))

@@ -192,14 +192,36 @@ static void fs_not_opted_in_is_ineligible(void **state)
 	assert_int_equal(lookup_eligibility(&d), LOOKUP_INEL_NOT_OPTED_IN);
 }
 
-static void mode_is_reported_before_acl_and_opt_in(void **state)
+/*
+ * The reasons come in the order the merged fast path tests them (7.2, as
+ * compiled: i_opflags & 0x81, then the mode, then i_acl), so proc's and
+ * sysfs's directories read "not opted in", not an ACL state.
+ */
+static void opt_in_is_reported_before_mode_and_acl(void **state)
 {
 	struct dir_view d = dir(0750, 0, PS_ACL_NOT_CACHED);
 
 	(void)state;
+	assert_int_equal(lookup_eligibility(&d), LOOKUP_INEL_NOT_OPTED_IN);
+	d = dir(0755, 0, PS_ACL_NOT_CACHED);
+	assert_int_equal(lookup_eligibility(&d), LOOKUP_INEL_NOT_OPTED_IN);
+	d = dir(0750, PS_IOP_FASTPERM, 0xffff888012345678ULL);
 	assert_int_equal(lookup_eligibility(&d), LOOKUP_INEL_MODE);
-	d = dir(0755, 0, 0xffff888012345678ULL);
+	d = dir(0755, PS_IOP_FASTPERM, 0xffff888012345678ULL);
 	assert_int_equal(lookup_eligibility(&d), LOOKUP_INEL_ACL);
+}
+
+/* Only a path walk's check can take the fast path; the mask tells the rest. */
+static void origin_comes_from_the_mask_and_the_caller(void **state)
+{
+	(void)state;
+	assert_int_equal(lookup_origin(PS_MAY_EXEC, false), LOOKUP_ORIGIN_WALK);
+	assert_int_equal(lookup_origin(PS_MAY_EXEC | PS_MAY_NOT_BLOCK, false), LOOKUP_ORIGIN_WALK);
+	assert_int_equal(lookup_origin(PS_MAY_EXEC, true), LOOKUP_ORIGIN_CALLER);
+	assert_int_equal(lookup_origin(PS_MAY_EXEC | PS_MAY_CHDIR, false), LOOKUP_ORIGIN_CHDIR);
+	assert_int_equal(lookup_origin(PS_MAY_EXEC | PS_MAY_ACCESS, true), LOOKUP_ORIGIN_ACCESS);
+	assert_int_equal(lookup_origin(PS_MAY_EXEC | 0x2 /* MAY_WRITE */, false),
+			 LOOKUP_ORIGIN_MASK);
 }
 
 static void only_directories_are_directories(void **state)
@@ -228,7 +250,8 @@ int main(void)
 		cmocka_unit_test(mode_without_exec_for_all_is_ineligible),
 		cmocka_unit_test(acl_states_are_told_apart),
 		cmocka_unit_test(fs_not_opted_in_is_ineligible),
-		cmocka_unit_test(mode_is_reported_before_acl_and_opt_in),
+		cmocka_unit_test(opt_in_is_reported_before_mode_and_acl),
+		cmocka_unit_test(origin_comes_from_the_mask_and_the_caller),
 		cmocka_unit_test(only_directories_are_directories),
 	};
 

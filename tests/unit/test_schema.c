@@ -449,6 +449,57 @@ static void the_0x80_count_of_older_profiles_is_read_under_its_old_name(void **s
 	profile_free(&p);
 }
 
+/*
+ * Losses are read per family and kept: in the profile (and back), as the
+ * metric FAMILY.lost, in every report format; gate judges no metric of a
+ * family that lost events, unless a share is accepted.
+ */
+static void a_family_that_lost_events_says_so_everywhere(void **state)
+{
+	static const char text[] = "lookup.violations == 0\n";
+	struct profile p, q;
+	struct metric_list l;
+	struct rule_set rs;
+	struct rule_result res;
+	char err[512] = "", *json, *errors = NULL, *txt, *csv;
+
+	(void)state;
+	full_profile(&p);
+	p.fam[FAMILY_LOOKUP].lost_known = true;
+	family_add_lost(&p.fam[FAMILY_LOOKUP], "fentry_security_inode_permission", 50);
+	family_add_lost(&p.fam[FAMILY_LOOKUP], "call_site_unread", 0);
+	json = profile_to_json(&p);
+	assert_int_equal(profile_from_json(json, &q, err, sizeof(err)), 0);
+	assert_true(q.fam[FAMILY_LOOKUP].lost_known);
+	assert_int_equal(q.fam[FAMILY_LOOKUP].nlost, 2);
+	assert_int_equal(family_lost_total(&q.fam[FAMILY_LOOKUP]), 50);
+	assert_false(q.fam[FAMILY_ACCESS].lost_known);
+	assert_true(metric_absent(&q, "access.lost"));
+	assert_int_equal(metrics_collect(&q, &l), 0);
+	assert_true(metrics_find(&l, "lookup.lost")->value == 50);
+	assert_null(metrics_find(&l, "access.lost"));
+	metrics_free(&l);
+	txt = render(&q, REPORT_TEXT);
+	assert_non_null(strstr(txt, "LOST: 50 events not counted (fentry_security_inode_permission 50)"));
+	csv = render(&q, REPORT_CSV);
+	assert_non_null(strstr(csv, "\nlookup,fentry_security_inode_permission,lost,50\n"));
+
+	assert_int_equal(rules_parse(text, strlen(text), "t.rules", &rs, &errors), 0);
+	assert_int_equal(rule_evaluate(&rs.r[0], &p, &q, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_non_null(strstr(res.reason, "the base profile lost 50 events of the lookup family"));
+	/* accepted: 50 of checks + 50 is well under a half */
+	rs.r[0].accept_loss = 0.5;
+	assert_int_equal(rule_evaluate(&rs.r[0], &p, &q, &res, err, sizeof(err)), 0);
+	assert_int_not_equal(res.verdict, VERDICT_NO_VERDICT);
+	rules_free(&rs);
+	free(json);
+	free(txt);
+	free(csv);
+	profile_free(&q);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +511,7 @@ int main(void)
 		cmocka_unit_test(help_describes_every_row),
 		cmocka_unit_test(a_counter_missing_from_an_older_profile_is_absent_not_zero),
 		cmocka_unit_test(the_0x80_count_of_older_profiles_is_read_under_its_old_name),
+		cmocka_unit_test(a_family_that_lost_events_says_so_everywhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,8 +22,8 @@ rec() { # rec NAME FAMILIES [record options] -- WORKLOAD...
 
 $P check --json > /out/check.json 2>/out/check.stderr
 # What the host-side assertions (tests/vm/test_vm.c) count with.
-printf '{"n_stat": %d, "n_access": %d, "n_exec": %d}\n' "$N_STAT" "$N_ACCESS" "$N_EXEC" \
-	> /out/params.json
+printf '{"n_stat": %d, "n_access": %d, "n_exec": %d, "n_stat4": %d}\n' "$N_STAT" \
+	"$N_ACCESS" "$N_EXEC" "${N_STAT4:-10000}" > /out/params.json
 
 # lookup: stat a file at the end of a 6-deep tree of 0755 directories, and
 # the same with d3 carrying an allowing ACL, or mode 0711, or mode 0750.
@@ -46,6 +46,57 @@ for fs in tmpfs ext4 btrfs; do
 		rec "lookup-$fs-$variant" lookup -- $W stat "$N_STAT" "$top/d1/d2/d3/d4/d5/d6/file"
 	done
 done
+
+# The lookup verdict under stress (tests/vm/test_vm.c, "lookup_holds_..."):
+# four processes on two vCPUs, a d3 of 0750 among them, in fentry and
+# kprobe mode; checks that are not path walks (chdir, access, refused ones);
+# a chmod racing the checks; filesystems that never opt in; a process busy
+# before the probes attach; the --comm filter.
+wait_recording() { # wait_recording STDERRFILE: until record says it attached
+	i=0
+	until grep -q Recording "$1" 2>/dev/null || [ $i -ge 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
+	T=/mnt/tmpfs
+	F=$T/base/d1/d2/d3/d4/d5/d6/file
+	G=$T/0750/d1/d2/d3/d4/d5/d6/file
+	N4=${N_STAT4:-10000}
+	D=$T/deny/d1/d2
+	mkdir -p "$D" "$T/race/d1/d2/d3" && : > "$D/file" && : > "$T/race/d1/d2/d3/file"
+	chmod 0755 "$T/deny" && chmod 0700 "$T/deny/d1"
+	for mode in fentry kprobe; do
+		four() { echo "$W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & wait"; }
+		rec "four-base-$mode" lookup --mode $mode -- /bin/sh -c "$(four "$F")"
+		rec "four-0750-$mode" lookup --mode $mode -- /bin/sh -c "$(four "$G")"
+		rec "chdir-$mode" lookup --mode $mode -- $W chdir 1000 "$T/base/d1/d2/d3/d4/d5/d6"
+		rec "access-x-$mode" lookup --mode $mode -- $W access-x 1000 "$T/base/d1/d2/d3/d4/d5/d6"
+		rec "denied-$mode" lookup --mode $mode -- $W denied 1000 "$D/file"
+		rec "race-$mode" lookup --mode $mode -- /bin/sh -c \
+			"$W chmod-loop 20000 $T/race/d1/d2 & $W stat $N4 $T/race/d1/d2/d3/file & $W stat $N4 $T/race/d1/d2/d3/file & wait"
+		rec "notopted-$mode" lookup --mode $mode -- /bin/sh -c \
+			"$W stat 100 /proc/self/status && $W stat 100 /sys/kernel/mm"
+		# Busy before the probes attach: a filtered and a whole-machine recording.
+		$W busy 600 "$F" &
+		busy=$!
+		sleep 1
+		$P record -q --families lookup --mode $mode --pid $busy -d 2 -o "/out/busy-pid-$mode.json"
+		$P record -q --families lookup --mode $mode -d 2 -o "/out/busy-all-$mode.json"
+		kill $busy
+		wait $busy
+		# --comm: the process starts once the probes are attached.
+		rm -f /tmp/comm.err
+		$P record --families lookup --mode $mode --comm workload -d 30 \
+			-o "/out/comm-$mode.json" > /dev/null 2> /tmp/comm.err &
+		rec_pid=$!
+		wait_recording /tmp/comm.err
+		$W stat 2000 "$F"
+		kill -INT $rec_pid
+		wait $rec_pid || echo "permscope-vm: comm-$mode recording failed"
+	done
+fi
 
 # All three families at once, twice, so gate's default rules have a whole
 # kernel to judge and two runs of it to compare.

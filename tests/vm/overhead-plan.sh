@@ -1,0 +1,68 @@
+#!/bin/sh
+# Guest side of tests/vm/overhead, run under QEMU -icount shift=0,sleep=off:
+# guest time is executed instructions, so `workload time-stat` prints the
+# instructions N stat() calls took.  Each configuration runs ROUNDS times
+# and its smallest figure is kept (the rest of the guest is idle).
+set -u
+P=/permscope
+W=/workload
+N=${N_STAT:-20000}
+ROUNDS=${ROUNDS:-3}
+F=/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
+mkdir -p /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6
+: > "$F"
+
+# measure NAME [record options]: the stat loop under `permscope record` (or
+# without it for "none"), once the probes are attached.
+measure() {
+	name=$1
+	shift
+	best=
+	for r in $(seq "$ROUNDS"); do
+		if [ "$name" = none ]; then
+			t=$($W time-stat "$N" "$F")
+		else
+			rm -f /tmp/rec.err
+			# the empty programs (PERMSCOPE_EMPTY_PROGRAMS): the floor;
+			# PERMSCOPE_BENCH_STOP=N: the check stopped after step N
+			if [ -n "${EMPTY:-}" ]; then
+				env PERMSCOPE_EMPTY_PROGRAMS=1 $P record "$@" -d 100000 -o /tmp/o.json \
+					2>/tmp/rec.err &
+			elif [ -n "${STOP:-}" ]; then
+				env PERMSCOPE_BENCH_STOP=$STOP $P record "$@" -d 100000 -o /tmp/o.json \
+					2>/tmp/rec.err &
+			else
+				$P record "$@" -d 100000 -o /tmp/o.json 2>/tmp/rec.err &
+			fi
+			rec=$!
+			i=0
+			until grep -q Recording /tmp/rec.err 2>/dev/null || [ $i -ge 200 ]; do
+				sleep 0.1
+				i=$((i + 1))
+			done
+			t=$($W time-stat "$N" "$F")
+			kill -INT $rec
+			wait $rec
+			cp /tmp/o.json "/out/$name-$r.json"
+		fi
+		[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+	done
+	echo "$name $best" >> /out/overhead.txt
+}
+
+: > /out/overhead.txt
+echo "stats $N" >> /out/overhead.txt
+# The checks one stat makes, counted by the probes themselves.
+$P record -q --families lookup --mode kprobe -o /out/calls.json -- $W stat "$N" "$F"
+measure none
+for mode in fentry kprobe; do
+	EMPTY=1 measure "empty-$mode" -q --families lookup --mode $mode
+	EMPTY=
+	for step in 1 2 3; do
+		STOP=$step measure "step$step-$mode" -q --families lookup --mode $mode
+	done
+	STOP=
+	measure "lookup-$mode" -q --families lookup --mode $mode
+	# A process filter that excludes the workload: what everyone else pays.
+	measure "excluded-$mode" -q --families lookup --mode $mode --pid 1
+done
