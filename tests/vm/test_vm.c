@@ -343,8 +343,14 @@ static const struct fs_result *stress_load(int k, const char *name, const char *
 			assert_int_equal(p->fs[i].s.did_skip, 0);
 	}
 	t = fs_of(p, "tmpfs");
+	/*
+	 * A skip of a directory seen ineligible just after a chmod is racing:
+	 * the kernel decided on the mode before (race-*, a handful).
+	 */
 	if (change)
-		assert_int_equal(t->s.did_skip, t->s.walk_would_skip);
+		assert_int_equal(t->s.did_skip, t->s.walk_would_skip + t->s.racing);
+	else
+		assert_int_equal(t->s.racing, 0);
 	/* kprobe programs run with preemption off: nothing is lost there */
 	if (!strcmp(mode, "kprobe"))
 		assert_int_equal(family_lost_total(&p->fam[FAMILY_LOOKUP]), 0);
