@@ -130,6 +130,13 @@ int profile_add(struct profile *into, const struct profile *from)
 {
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		into->absent[f] |= from->absent[f];
+		/* A loss known on every side adds up; one side not knowing makes it unknown. */
+		into->fam[f].lost_known &= from->fam[f].lost_known;
+		for (int i = 0; i < from->fam[f].nlost; i++)
+			family_add_lost(&into->fam[f], from->fam[f].lost[i].what,
+					from->fam[f].lost[i].count);
+		if (!into->fam[f].lost_known)
+			into->fam[f].nlost = 0;
 		if (!schema[f].per_fs) {
 			counters_add(profile_stats(into, f, 0), profile_stats(from, f, 0),
 				     schema[f].stats_size);

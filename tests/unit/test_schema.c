@@ -493,6 +493,13 @@ static void a_family_that_lost_events_says_so_everywhere(void **state)
 	assert_int_equal(rule_evaluate(&rs.r[0], &p, &q, &res, err, sizeof(err)), 0);
 	assert_int_not_equal(res.verdict, VERDICT_NO_VERDICT);
 	rules_free(&rs);
+	/* merge adds the losses up; a side that did not read them makes them unknown */
+	assert_int_equal(profile_add(&q, &p), 0);
+	assert_int_equal(family_lost_total(&q.fam[FAMILY_LOOKUP]), 100);
+	p.fam[FAMILY_LOOKUP].lost_known = false;
+	assert_int_equal(profile_add(&q, &p), 0);
+	assert_false(q.fam[FAMILY_LOOKUP].lost_known);
+	assert_true(metric_absent(&q, "lookup.lost"));
 	free(json);
 	free(txt);
 	free(csv);
