@@ -27,9 +27,10 @@ struct {
 static __always_inline bool comm_matches(void)
 {
 	/*
-	 * Zeroed first: before 6.4 or so bpf_get_current_comm() copies with
-	 * strscpy() and leaves the bytes after the NUL as they were, so an
-	 * uninitialised buffer compared word by word never matched on 6.1.
+	 * Zeroed first: bpf_get_current_comm() on 6.1 copies with strscpy(),
+	 * which leaves the bytes after the NUL as they were, so an uninitialised
+	 * buffer compared word by word never matched there (--comm counted
+	 * nothing in fentry mode on bookworm; tests/vm checks it now).
 	 */
 	char comm[TASK_COMM_LEN] = {};
 	__u64 *a = (__u64 *)comm;
