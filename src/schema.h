@@ -42,7 +42,6 @@ enum row_kind { ROW_COUNT, ROW_OUTCOME, ROW_ERRNOS, ROW_SUM, ROW_RATIO };
 /* Row flags: how the text report shows a row. */
 #define ROW_TEXT        0x1 /* a line "  MEANING: VALUE" under the family's table */
 #define ROW_TEXT_NONZERO 0x2 /* ... only when it is not 0 */
-#define ROW_VIOLATION   0x4 /* a non-zero value is a kernel bug the tool proves */
 
 struct schema_row {
 	const char *name;    /* JSON key and metric name component */
