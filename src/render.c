@@ -195,8 +195,15 @@ static void lost_text(FILE *out, const struct family_result *r)
 			len += snprintf(line + len, sizeof(line) - len, "%s%s %llu", n++ ? ", " : "",
 					r->lost[i].what, ull(r->lost[i].count));
 	if (len < sizeof(line))
-		snprintf(line + len, sizeof(line) - len, "): a count here may be short by up to "
-			 "that many, so none is exact");
+		len += snprintf(line + len, sizeof(line) - len, "): a count here may be short by "
+				"up to that many, so none is exact");
+	/*
+	 * Trampoline programs are skipped when one is preempted mid-run on the
+	 * same CPU; kprobe programs run with preemption off (docs/kernels.md).
+	 */
+	if (r->mode == MODE_FENTRY && len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, "; --mode kprobe counts every call, "
+			 "at a higher cost");
 	fold_words(out, fprintf(out, "  LOST:"), 8, 80, line);
 }
 
