@@ -228,7 +228,7 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 	union family_stats total = {0};
 	const struct fs_result **sorted;
 	__u64 max = 0;
-	char buf[32], pct_did[16], pct_would[16];
+	char buf[32], opt_buf[32], pct_did[16], pct_would[16];
 
 	if (!section(out, fs->title, r))
 		return;
@@ -257,7 +257,7 @@ static void lookup_text(FILE *out, const struct profile *p, bool histograms)
 			value_text(fs, n, s, absent, buf, sizeof(buf)),
 			schema_row_absent(fs, did, absent) ? "-" : pct_did,
 			schema_row_absent(fs, would, absent) ? "-" : pct_would,
-			value_text(fs, opt_in, s, absent, buf + 16, sizeof(buf) - 16), reason);
+			value_text(fs, opt_in, s, absent, opt_buf, sizeof(opt_buf)), reason);
 		if (s->checks > max)
 			max = s->checks;
 		counters_add(&total, s, sizeof(*s));

@@ -23,17 +23,10 @@ measure() {
 			t=$($W time-stat "$N" "$F")
 		else
 			rm -f /tmp/rec.err
-			# the empty programs (PERMSCOPE_EMPTY_PROGRAMS): the floor;
-			# PERMSCOPE_BENCH_STOP=N: the check stopped after step N
-			if [ -n "${EMPTY:-}" ]; then
-				env PERMSCOPE_EMPTY_PROGRAMS=1 $P record "$@" -d 100000 -o /tmp/o.json \
-					2>/tmp/rec.err &
-			elif [ -n "${STOP:-}" ]; then
-				env PERMSCOPE_BENCH_STOP=$STOP $P record "$@" -d 100000 -o /tmp/o.json \
-					2>/tmp/rec.err &
-			else
+			# EMPTY: the empty programs, the floor; STOP=N: the check
+			# stopped after step N (PERMSCOPE_BENCH_STOP)
+			env ${EMPTY:+PERMSCOPE_EMPTY_PROGRAMS=1} ${STOP:+PERMSCOPE_BENCH_STOP=$STOP} \
 				$P record "$@" -d 100000 -o /tmp/o.json 2>/tmp/rec.err &
-			fi
 			rec=$!
 			i=0
 			until grep -q Recording /tmp/rec.err 2>/dev/null || [ $i -ge 200 ]; do
@@ -56,13 +49,13 @@ echo "stats $N" >> /out/overhead.txt
 $P record -q --families lookup --mode kprobe -o /out/calls.json -- $W stat "$N" "$F"
 measure none
 for mode in fentry kprobe; do
-	EMPTY=1 measure "empty-$mode" -q --families lookup --mode $mode
+	EMPTY=1 measure "empty-$mode" --families lookup --mode $mode
 	EMPTY=
 	for step in 1 2 3; do
-		STOP=$step measure "step$step-$mode" -q --families lookup --mode $mode
+		STOP=$step measure "step$step-$mode" --families lookup --mode $mode
 	done
 	STOP=
-	measure "lookup-$mode" -q --families lookup --mode $mode
+	measure "lookup-$mode" --families lookup --mode $mode
 	# A process filter that excludes the workload: what everyone else pays.
-	measure "excluded-$mode" -q --families lookup --mode $mode --pid 1
+	measure "excluded-$mode" --families lookup --mode $mode --pid 1
 done
