@@ -30,10 +30,10 @@ enum {
 };
 
 #define INELIGIBLE(key, idx, text) \
-	{ .name = (key), .group = "ineligible", .kind = ROW_COUNT, \
+	{ .name = (key), .group = "ineligible", .label = "reason", .kind = ROW_COUNT, \
 	  .offset = offsetof(struct lookup_stats, ineligible[idx]), .meaning = (text) }
 #define ORIGIN(key, idx, text) \
-	{ .name = (key), .group = "origin", .kind = ROW_COUNT, \
+	{ .name = (key), .group = "origin", .label = "origin", .kind = ROW_COUNT, \
 	  .offset = offsetof(struct lookup_stats, origin[idx]), .meaning = (text) }
 
 /* ineligible[LOOKUP_ELIGIBLE] is never counted, so no row reads it. */

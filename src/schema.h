@@ -46,6 +46,7 @@ enum row_kind { ROW_COUNT, ROW_OUTCOME, ROW_ERRNOS, ROW_SUM, ROW_RATIO };
 struct schema_row {
 	const char *name;    /* JSON key and metric name component */
 	const char *group;   /* JSON object the COUNT sits in ("ineligible"), or NULL */
+	const char *label;   /* grouped: the Prometheus label its name goes in ("reason") */
 	enum row_kind kind;
 	size_t offset;       /* of the __u64 (COUNT, OUTCOME) or array (ERRNOS) */
 	size_t hist_offset;  /* OUTCOME: of its struct hist */
