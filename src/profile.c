@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "hist.h"
+#include "statedir.h"
 #include "util.h"
 
 void *profile_stats(const struct profile *p, enum family_id f, size_t fs)
@@ -148,6 +151,32 @@ int profile_add(struct profile *into, const struct profile *from)
 			if (!fs)
 				return -ENOMEM;
 			counters_add(&fs->s, &from->fs[i].s, sizeof(fs->s));
+		}
+	}
+	profile_sort_fs(into);
+	return 0;
+}
+
+int profile_sub(struct profile *into, const struct profile *from)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		struct family_result *r = &into->fam[f];
+
+		for (int i = 0; i < from->fam[f].nlost; i++)
+			for (int j = 0; j < r->nlost; j++)
+				if (!strcmp(r->lost[j].what, from->fam[f].lost[i].what))
+					r->lost[j].count -= from->fam[f].lost[i].count;
+		if (!schema[f].per_fs) {
+			counters_sub(profile_stats(into, f, 0), profile_stats(from, f, 0),
+				     schema[f].stats_size);
+			continue;
+		}
+		for (size_t i = 0; i < from->nfs; i++) {
+			struct fs_result *fs = profile_add_fs(into, from->fs[i].name);
+
+			if (!fs)
+				return -ENOMEM;
+			counters_sub(&fs->s, &from->fs[i].s, sizeof(fs->s));
 		}
 	}
 	profile_sort_fs(into);
@@ -826,11 +855,20 @@ out:
 
 int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	char newest[PATH_MAX];
 	char *text = NULL;
 	size_t cap = 0, len = 0, n;
+	struct stat st;
+	FILE *f;
 	int ret;
 
+	/* A daemon's state directory stands for its newest running total. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (statedir_newest_total(path, newest, sizeof(newest), err, errlen))
+			return -1;
+		path = newest;
+	}
+	f = fopen(path, "re");
 	if (!f) {
 		snprintf(err, errlen, "cannot open: %s", strerror(errno));
 		return -1;

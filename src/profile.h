@@ -130,6 +130,11 @@ void profile_set_host(struct profile *p);
 struct fs_result *profile_add_fs(struct profile *p, const char *name);
 /* into += from, every family's counters (per filesystem where per-fs). 0 or -ENOMEM. */
 int profile_add(struct profile *into, const struct profile *from);
+/*
+ * into -= from, the same counters: `from` an earlier reading of the running
+ * totals `into` holds (the daemon's interval deltas).  0 or -ENOMEM.
+ */
+int profile_sub(struct profile *into, const struct profile *from);
 void profile_sort_fs(struct profile *p);
 
 /*
@@ -141,7 +146,8 @@ int profile_write(const struct profile *p, const char *path);
 char *profile_to_json(const struct profile *p);
 
 /*
- * Read strictly.  On failure returns -1 and puts a message fit for
+ * Read strictly; a daemon's state directory (src/statedir.h) reads as its
+ * newest running total.  On failure returns -1 and puts a message fit for
  * "Error: <path>: <msg>" into `err`.
  */
 int profile_read(const char *path, struct profile *p, char *err, size_t errlen);

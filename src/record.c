@@ -165,20 +165,12 @@ static void wait_until_done(const struct record_opts *o, struct workload *w, str
 	}
 }
 
-/* "Recording lookup: unavailable, access: tracepoint, ... until Ctrl-C." */
+/* "Recording (lookup: unavailable, access: tracepoint, ...) until Ctrl-C." */
 static void announce(const struct profile *p, const struct record_opts *o)
 {
 	char line[256];
-	size_t len = 0;
 
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		if (p->fam[f].status == FAMILY_NOT_REQUESTED)
-			continue;
-		len += snprintf(line + len, sizeof(line) - len, "%s%s: %s", len ? ", " : "",
-				family_name(f), family_state_text(&p->fam[f]));
-		if (len >= sizeof(line))
-			break;
-	}
+	recorder_describe(p, line, sizeof(line));
 	if (o->command)
 		pr_info("Recording (%s) while %s runs...", line, o->command[0]);
 	else
@@ -198,13 +190,76 @@ static char **copy_argv(char **argv)
 	return c;
 }
 
+int recorder_attach(struct recorder *r, const struct probe_opts *probe, struct profile *p)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	err = ensure_tracefs();
+	if (err)
+		pr_warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed: %s "
+		     "(tracepoint mode will not attach)", strerror(-err));
+	families_init_logging();
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (!probe->want[f])
+			continue;
+		r->fams[f] = family_start(f, probe, &p->fam[f]);
+		if (r->fams[f])
+			r->attached++;
+	}
+	if (r->attached)
+		return EXIT_OK;
+	pr_err("no probe family could attach on this kernel (%s)",
+	       geteuid() ? "run as root" : "see the reasons below");
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		for (int i = 0; i < p->fam[f].nattempts; i++)
+			fprintf(stderr, "  %s %s: %s\n", family_name(f),
+				mode_name(p->fam[f].attempts[i].mode), p->fam[f].attempts[i].why);
+	return EXIT_FAIL;
+}
+
+int recorder_collect(struct recorder *r, struct profile *p)
+{
+	int err, ret = 0;
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (r->fams[f] && (err = family_collect(r->fams[f], p))) {
+			pr_err("%s: reading the counters failed: %s", family_name(f), strerror(-err));
+			ret = err;
+		}
+	}
+	return ret;
+}
+
+void recorder_detach(struct recorder *r)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		family_stop(r->fams[f]);
+		r->fams[f] = NULL;
+	}
+	r->attached = 0;
+}
+
+void recorder_describe(const struct profile *p, char *line, size_t size)
+{
+	size_t len = 0;
+
+	line[0] = 0;
+	for (int f = 0; f < FAMILY_COUNT && len < size; f++) {
+		if (p->fam[f].status == FAMILY_NOT_REQUESTED)
+			continue;
+		len += snprintf(line + len, size - len, "%s%s: %s", len ? ", " : "",
+				family_name(f), family_state_text(&p->fam[f]));
+	}
+}
+
 int record_run(const struct record_opts *o, struct profile *p)
 {
-	struct family *fams[FAMILY_COUNT] = {0};
+	struct recorder rec = { .attached = 0 };
 	struct workload w = { .pid = 0 };
 	struct probe_opts probe = o->probe;
 	sigset_t set, oldmask;
-	int attached = 0, ret = EXIT_OK, err;
+	int ret = EXIT_OK, err;
 
 	profile_init(p);
 	profile_set_host(p);
@@ -216,12 +271,6 @@ int record_run(const struct record_opts *o, struct profile *p)
 		return EXIT_USAGE;
 	}
 	probe.filter_tasks = o->pid || o->command;
-
-	err = ensure_tracefs();
-	if (err)
-		pr_warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed: %s "
-		     "(tracepoint mode will not attach)", strerror(-err));
-	families_init_logging();
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -245,23 +294,10 @@ int record_run(const struct record_opts *o, struct profile *p)
 		probe.track[probe.ntrack++] = o->pid;
 	if (w.pid)
 		probe.track[probe.ntrack++] = w.pid;
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		if (!probe.want[f])
-			continue;
-		fams[f] = family_start(f, &probe, &p->fam[f]);
-		if (fams[f])
-			attached++;
-	}
-	if (!attached) {
-		pr_err("no probe family could attach on this kernel (%s)",
-		      geteuid() ? "run as root" : "see the reasons below");
-		for (int f = 0; f < FAMILY_COUNT; f++)
-			for (int i = 0; i < p->fam[f].nattempts; i++)
-				fprintf(stderr, "  %s %s: %s\n", family_name(f),
-					mode_name(p->fam[f].attempts[i].mode), p->fam[f].attempts[i].why);
+	ret = recorder_attach(&rec, &probe, p);
+	if (ret != EXIT_OK) {
 		if (w.pid)
 			workload_abort(&w);
-		ret = EXIT_FAIL;
 		goto out;
 	}
 
@@ -278,16 +314,10 @@ int record_run(const struct record_opts *o, struct profile *p)
 	}
 	wait_until_done(o, &w, p);
 	p->end_ns = now_realtime_ns();
-
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		if (fams[f] && (err = family_collect(fams[f], p))) {
-			pr_err("%s: reading the counters failed: %s", family_name(f), strerror(-err));
-			ret = EXIT_FAIL;
-		}
-	}
+	if (recorder_collect(&rec, p))
+		ret = EXIT_FAIL;
 out:
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		family_stop(fams[f]);
+	recorder_detach(&rec);
 	/*
 	 * The recording is over: a Ctrl-C or SIGTERM still pending (one that
 	 * also ended the workload, say) must not kill us before the profile is

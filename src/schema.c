@@ -350,3 +350,12 @@ void counters_add(void *into, const void *from, size_t bytes)
 	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
 		a[i] += b[i];
 }
+
+void counters_sub(void *into, const void *from, size_t bytes)
+{
+	__u64 *a = into;
+	const __u64 *b = from;
+
+	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
+		a[i] -= b[i];
+}

@@ -123,5 +123,7 @@ int errno_by_key(const char *key); /* -1 when unknown */
 
 /* into += from for stats structs made only of __u64 counters. */
 void counters_add(void *into, const void *from, size_t bytes);
+/* into -= from, the same way: `from` an earlier reading of the same counters. */
+void counters_sub(void *into, const void *from, size_t bytes);
 
 #endif

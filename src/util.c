@@ -16,11 +16,32 @@
 
 int verbosity;
 
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
+/* Where messages go: stderr, or the daemon's --log file (log_open()). */
+static FILE *log_out;
+static bool log_journal; /* stderr is systemd's journal: "<3>" level prefixes */
+
+/* Syslog levels, as journald reads them from a "<N>" line prefix. */
+enum { LEVEL_ERR = 3, LEVEL_WARNING = 4, LEVEL_INFO = 6 };
+
+static void vmsg(int level, const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	FILE *out = log_out ? log_out : stderr;
+
+	flockfile(out); /* one line at a time from the daemon's two threads */
+	if (log_out) {
+		char stamp[64];
+
+		format_utc_ns(now_realtime_ns(), stamp, sizeof(stamp));
+		fprintf(out, "%.23sZ ", stamp); /* to the millisecond */
+	} else if (log_journal) {
+		fprintf(out, "<%d>", level);
+	}
+	fputs(prefix, out);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	if (log_out)
+		fflush(out);
+	funlockfile(out);
 }
 
 void pr_err(const char *fmt, ...)
@@ -28,7 +49,7 @@ void pr_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("Error: ", fmt, ap);
+	vmsg(LEVEL_ERR, "Error: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -37,7 +58,7 @@ void pr_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("Warning: ", fmt, ap);
+	vmsg(LEVEL_WARNING, "Warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -48,8 +69,38 @@ void pr_info(const char *fmt, ...)
 	if (verbosity < 0)
 		return;
 	va_start(ap, fmt);
-	vmsg("", fmt, ap);
+	vmsg(LEVEL_INFO, "", fmt, ap);
 	va_end(ap);
+}
+
+void log_detect_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	/* systemd sets it to stderr's "device:inode" when stderr is the journal. */
+	log_journal = js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 &&
+		      fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+int log_open(const char *path)
+{
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0640);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "a");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (log_out)
+		fclose(log_out);
+	log_out = f;
+	return 0;
 }
 
 #define TRACEFS_MAGIC 0x74726163

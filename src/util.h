@@ -29,6 +29,17 @@ void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress and notes on stderr, silenced by -q. */
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * For a long-running command: log_detect_journal() gives every line a
+ * syslog level prefix ("<3>" errors, "<4>" warnings, "<6>" the rest) when
+ * stderr is systemd's journal, which reads it as the priority;
+ * log_open(PATH) sends the lines to a file instead (appended, each with a
+ * UTC timestamp), and calling it again reopens it after a rotation.
+ * log_open returns 0 or -errno and keeps the old destination on failure.
+ */
+void log_detect_journal(void);
+int log_open(const char *path);
+
 /* Mount tracefs at /sys/kernel/tracing when nothing is there yet. */
 int ensure_tracefs(void);
 
