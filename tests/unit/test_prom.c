@@ -3,8 +3,8 @@
  * The Prometheus exposition of a profile (src/prom.c): exact lines from
  * profiles whose counts are known, every schema row reaching /metrics,
  * the format's rules (one HELP and TYPE a family, its series together,
- * escaping), promtool's verdict, and tests/unit/golden/metrics.prom for
- * the sample profile.
+ * escaping), promtool's verdict, docs/metrics.md naming every metric, and
+ * tests/unit/golden/metrics.prom for the sample profile.
  */
 #include <linux/types.h>
 #include <stdbool.h>
@@ -247,6 +247,42 @@ static char *u64_text(__u64 v)
 
 	snprintf(b, sizeof(buf[0]), "%llu", (unsigned long long)v);
 	return b;
+}
+
+/* The names in the "# TYPE NAME TYPE" lines of TEXT, NULL-terminated; malloc'ed. */
+static char **metric_names(const char *text, char ***types)
+{
+	size_t n = 0;
+	char **names = calloc(1, sizeof(char *)), **t = calloc(1, sizeof(char *));
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		char name[128], type[32];
+
+		if (sscanf(l, "# TYPE %127s %31s", name, type) != 2)
+			continue;
+		names = realloc(names, (n + 2) * sizeof(char *));
+		t = realloc(t, (n + 2) * sizeof(char *));
+		assert_non_null(names);
+		assert_non_null(t);
+		names[n] = strdup(name);
+		t[n++] = strdup(type);
+		names[n] = t[n] = NULL;
+	}
+	if (types)
+		*types = t;
+	else {
+		for (size_t i = 0; i < n; i++)
+			free(t[i]);
+		free(t);
+	}
+	return names;
+}
+
+static void free_names(char **names)
+{
+	for (char **n = names; n && *n; n++)
+		free(*n);
+	free(names);
 }
 
 /* ---- the golden file ----------------------------------------------------- */
@@ -854,6 +890,220 @@ static void promtool_accepts_the_exposition(void **state)
 	profile_free(&p);
 }
 
+/* ---- docs/metrics.md ----------------------------------------------------- */
+
+/*
+ * Every metric the renderer writes for a profile where everything recorded
+ * has a row in docs/metrics.md's tables, "| `NAME` |", naming each label its
+ * series carry as `LABEL`, and no row documents a metric that is not made.
+ */
+static void every_metric_is_documented(void **state)
+{
+	struct profile p;
+	char *path, *doc, *text, **names, **types;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/../../../docs/metrics.md", testdata_dir()) > 0);
+	doc = slurp(path, NULL);
+	if (!doc)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	full_profile(&p);
+	p.exec.errnos[EACCES] = 1;
+	text = render(&p, &daemon_seen);
+	names = metric_names(text, &types);
+	assert_non_null(names[0]);
+	for (size_t i = 0; names[i]; i++) {
+		char row[160], *at, *eol;
+		struct sample s;
+
+		snprintf(row, sizeof(row), "| `%s` |", names[i]);
+		at = strstr(doc, row);
+		if (!at)
+			fail_msg("docs/metrics.md has no row \"%s\"", row);
+		eol = strchr(at, '\n');
+		assert_non_null(eol);
+		*eol = 0;
+		if (!strstr(at, types[i]))
+			fail_msg("docs/metrics.md: %s is a %s, its row does not say so", names[i],
+				 types[i]);
+		/* the labels of its first series */
+		for (const char *l = strstr(text, "\n# TYPE "); l; l = strstr(l + 1, "\n# TYPE ")) {
+			char label[48];
+
+			if (strncmp(l + 8, names[i], strlen(names[i])) || l[8 + strlen(names[i])] != ' ')
+				continue;
+			assert_true(parse_sample(strchr(l + 1, '\n') + 1, &s));
+			for (int k = 0; k < s.nlabels; k++) {
+				snprintf(label, sizeof(label), "`%s`", s.label[k]);
+				if (!strstr(at, label))
+					fail_msg("docs/metrics.md: the row of %s does not name its "
+						 "label %s", names[i], label);
+			}
+			break;
+		}
+		*eol = '\n';
+	}
+	/*
+	 * The values of a group's label and of outcome, in the row of their
+	 * metric (`acl` or reason="acl"); each derived row in "Derived values".
+	 */
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		for (int i = 0; i < schema[f].nrows; i++) {
+			const struct schema_row *r = &schema[f].rows[i];
+			char row[160], tick[64], quoted[64], *at, *eol;
+
+			if (r->kind == ROW_SUM || r->kind == ROW_RATIO) {
+				snprintf(tick, sizeof(tick), "`%s`", r->name);
+				at = strstr(doc, "\n### Derived values\n");
+				if (!at || !strstr(at, tick))
+					fail_msg("docs/metrics.md, Derived values: no %s (%s.%s)", tick,
+						 schema[f].name, r->name);
+				continue;
+			}
+			if (r->kind == ROW_COUNT && r->group)
+				snprintf(row, sizeof(row), "| `permscope_%s_%s_total` |", schema[f].name,
+					 r->group);
+			else if (r->kind == ROW_OUTCOME)
+				snprintf(row, sizeof(row), "| `permscope_%s_%s_total` |", schema[f].name,
+					 schema[f].events);
+			else
+				continue;
+			at = strstr(doc, row);
+			assert_non_null(at);
+			eol = strchr(at, '\n');
+			*eol = 0;
+			snprintf(tick, sizeof(tick), "`%s`", r->name);
+			snprintf(quoted, sizeof(quoted), "=\"%s\"", r->name);
+			if (!strstr(at, tick) && !strstr(at, quoted))
+				fail_msg("docs/metrics.md: the row of %s does not say what %s means",
+					 row, tick);
+			*eol = '\n';
+		}
+	/* and nothing documented that is not made */
+	for (const char *at = strstr(doc, "\n| `permscope_"); at;
+	     at = strstr(at + 1, "\n| `permscope_")) {
+		char name[128];
+		bool made = false;
+
+		assert_int_equal(sscanf(at, "\n| `%127[a-z_]`", name), 1);
+		for (size_t i = 0; names[i] && !made; i++)
+			made = !strcmp(names[i], name);
+		if (!made)
+			fail_msg("docs/metrics.md documents %s, which is not exported", name);
+	}
+	free_names(names);
+	free_names(types);
+	free(text);
+	free(doc);
+	free(path);
+	profile_free(&p);
+}
+
+/*
+ * Every PromQL expression of docs/metrics.md parses: each ```promql block
+ * and each expression of the "Derived values" table (FAMILY read as access)
+ * becomes a recording rule, and the ```yaml block is a rules file of its
+ * own; promtool check rules must accept both, every rule counted.
+ */
+static void the_promql_in_the_docs_parses(void **state)
+{
+	const char *tool = promtool();
+	char *path, *doc, *line, *save = NULL, *rules = NULL, *yaml = NULL;
+	size_t rules_len = 0, yaml_len = 0, nrules = 0, nalerts = 0;
+	FILE *r, *y;
+	enum { TEXT, PROMQL, YAML } in = TEXT;
+	bool derived = false;
+	char want[64];
+
+	(void)state;
+	if (!tool) {
+		print_message("promtool not found (Debian package prometheus; or set PROMTOOL): "
+			      "skipped\n");
+		skip();
+	}
+	assert_true(asprintf(&path, "%s/../../../docs/metrics.md", testdata_dir()) > 0);
+	doc = slurp(path, NULL);
+	if (!doc)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	r = open_memstream(&rules, &rules_len);
+	y = open_memstream(&yaml, &yaml_len);
+	assert_non_null(r);
+	assert_non_null(y);
+	fputs("groups:\n  - name: docs\n    rules:\n", r);
+	for (line = strtok_r(doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (in != TEXT) {
+			if (!strcmp(line, "```"))
+				in = TEXT;
+			else if (in == PROMQL)
+				fprintf(r, "          %s\n", line);
+			else {
+				fprintf(y, "%s\n", line);
+				nalerts += strstr(line, "- alert:") != NULL;
+			}
+			continue;
+		}
+		if (!strcmp(line, "```promql") || !strcmp(line, "```yaml")) {
+			in = line[3] == 'p' ? PROMQL : YAML;
+			if (in == PROMQL)
+				fprintf(r, "      - record: docs_example_%zu\n        expr: |\n", ++nrules);
+			continue;
+		}
+		if (line[0] == '#')
+			derived = !strcmp(line, "### Derived values");
+		if (derived && !strncmp(line, "| ", 2) && strncmp(line, "| value |", 9) &&
+		    strncmp(line, "| --- |", 7)) {
+			/* | VALUE | `expr` |: the expression runs to the last backquote */
+			char *cell = strstr(line, "` | `"), *end;
+
+			if (!cell)
+				fail_msg("docs/metrics.md, Derived values: no `expression` in %s", line);
+			cell += 5;
+			end = strrchr(cell, '`');
+			assert_non_null(end);
+			fprintf(r, "      - record: docs_derived_%zu\n        expr: |\n          ", ++nrules);
+			for (char *c = cell; c < end; c++) {
+				if (c[0] == '\\' && c[1] == '|')
+					continue;
+				if (!strncmp(c, "FAMILY", 6)) {
+					fputs("access", r);
+					c += 5;
+					continue;
+				}
+				fputc(*c, r);
+			}
+			fputc('\n', r);
+		}
+	}
+	assert_int_equal(fclose(r), 0);
+	assert_int_equal(fclose(y), 0);
+	assert_true(nrules > 0);
+	assert_true(nalerts >= 3);
+	{
+		char *argv[] = { (char *)tool, "check", "rules", (char *)tmp_path("docs.rules.yml"),
+				 NULL };
+
+		write_file(argv[3], rules, rules_len);
+		snprintf(want, sizeof(want), "SUCCESS: %zu rules found", nrules);
+		if (run_capture(argv) != 0 || !strstr(out_text, want)) {
+			print_error("promtool check rules %s (expected \"%s\"):\n%s%s\n%s", argv[3],
+				    want, out_text, err_text, rules);
+			fail();
+		}
+		argv[3] = (char *)tmp_path("docs.alerts.yml");
+		write_file(argv[3], yaml, yaml_len);
+		snprintf(want, sizeof(want), "SUCCESS: %zu rules found", nalerts);
+		if (run_capture(argv) != 0 || !strstr(out_text, want)) {
+			print_error("promtool check rules %s (expected \"%s\"):\n%s%s\n%s", argv[3],
+				    want, out_text, err_text, yaml);
+			fail();
+		}
+	}
+	free(rules);
+	free(yaml);
+	free(doc);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -872,6 +1122,8 @@ int main(void)
 		cmocka_unit_test(every_row_of_every_family_is_exported),
 		cmocka_unit_test(group_labels_are_valid_and_distinct),
 		cmocka_unit_test(promtool_accepts_the_exposition),
+		cmocka_unit_test(every_metric_is_documented),
+		cmocka_unit_test(the_promql_in_the_docs_parses),
 	};
 
 	return cmocka_run_group_tests_name("prom", tests, tmpdir_setup, tmpdir_teardown);
