@@ -9,6 +9,7 @@
  * - child processes, never through a shell, stdin from /dev/null: spawn_to()
  *   and wait_exit_status(), run_to(); run_capture() and
  *   permscope("report", FILE, NULL) leave the output in out_text and err_text;
+ *   run_capture_in() reads stdin from a file instead;
  * - assert_contains() and assert_not_contains(), which print both strings;
  * - assert_golden(): golden files, with the one update rule
  *   PERMSCOPE_UPDATE_GOLDEN=1.
@@ -179,17 +180,17 @@ static inline const char *write_tmp_file(const char *name, const char *text)
 
 /*
  * Starts argv[0] (a path: no shell, no $PATH search) with argv, stdin from
- * /dev/null, stdout and stderr onto the descriptors OUT and ERR (-1: this
+ * the file IN, stdout and stderr onto the descriptors OUT and ERR (-1: this
  * process's own).  Fails the test if the program cannot be started.
  */
-static inline pid_t testutil_spawn_fds(char *const argv[], int out, int err)
+static inline pid_t testutil_spawn_io(char *const argv[], const char *in, int out, int err)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int ret;
 
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
 	if (out >= 0)
 		posix_spawn_file_actions_adddup2(&fa, out, 1);
 	if (err >= 0)
@@ -199,6 +200,12 @@ static inline pid_t testutil_spawn_fds(char *const argv[], int out, int err)
 	if (ret)
 		fail_msg("cannot run %s: %s", argv[0], strerror(ret));
 	return pid;
+}
+
+/* testutil_spawn_io() with stdin from /dev/null. */
+static inline pid_t testutil_spawn_fds(char *const argv[], int out, int err)
+{
+	return testutil_spawn_io(argv, "/dev/null", out, err);
 }
 
 static inline int testutil_open_output(const char *path)
@@ -271,14 +278,14 @@ static inline FILE *testutil_capture_file(void)
 }
 
 /*
- * Runs argv (see testutil_spawn_fds()) to its end and leaves its stdout in
- * out_text and its stderr in err_text, each whole.  Returns the exit status,
- * or -1 when a signal ended it.
+ * Runs argv (see testutil_spawn_io()) to its end, stdin from the file IN,
+ * and leaves its stdout in out_text and its stderr in err_text, each whole.
+ * Returns the exit status, or -1 when a signal ended it.
  */
-static inline int run_capture(char *const argv[])
+static inline int run_capture_in(const char *in, char *const argv[])
 {
 	FILE *out = testutil_capture_file(), *err = testutil_capture_file();
-	int status = wait_exit_status(testutil_spawn_fds(argv, fileno(out), fileno(err)));
+	int status = wait_exit_status(testutil_spawn_io(argv, in, fileno(out), fileno(err)));
 
 	free(out_text);
 	free(err_text);
@@ -289,6 +296,12 @@ static inline int run_capture(char *const argv[])
 	fclose(out);
 	fclose(err);
 	return status;
+}
+
+/* run_capture_in() with stdin from /dev/null. */
+static inline int run_capture(char *const argv[])
+{
+	return run_capture_in("/dev/null", argv);
 }
 
 /* permscope("record", "--help", NULL): run_capture() of permscope_bin() with these arguments. */

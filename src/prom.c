@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The Prometheus text exposition (format 0.0.4) of a profile.
+ *
+ * Names come from the schema: a COUNT row is permscope_FAMILY_ROW_total, a
+ * grouped one permscope_FAMILY_GROUP_total{LABEL="ROW"}, the OUTCOME rows
+ * one counter permscope_FAMILY_EVENTS_total{outcome=...} and one histogram
+ * permscope_FAMILY_latency_seconds{outcome=...}, an ERRNOS row
+ * permscope_FAMILY_ROW_total{ROW="ENOENT"}.  SUM and RATIO rows are derived
+ * and left to PromQL.  docs/metrics.md lists every name.
+ */
+#include "prom.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+
+#define MAX_LABELS 6
+
+struct label {
+	const char *name, *value;
+};
+
+struct labels {
+	struct label l[MAX_LABELS];
+	int n;
+};
+
+/*
+ * The exposition being written, and the one metric family in progress:
+ * its HELP and its samples gather in memory and are written out together
+ * by end(), so that a family with no sample (no filesystem seen, no errno
+ * counted) leaves no HELP and TYPE behind.
+ */
+struct prom {
+	FILE *out;
+	bool failed; /* ENOMEM somewhere */
+	char name[128];
+	const char *type;
+	FILE *help, *body;
+	char *help_buf, *body_buf;
+	size_t help_len, body_len;
+};
+
+/* ---- text ------------------------------------------------------------ */
+
+/* HELP text escapes backslash and newline; label values the double quote too. */
+static void put_escaped(FILE *out, const char *s, bool quote)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", out);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else if (*s == '"' && quote)
+			fputs("\\\"", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* The shortest "%g" that reads back as the same double. */
+static void format_double(char *buf, size_t size, double v)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+static void label_add(struct labels *ls, const char *name, const char *value)
+{
+	if (ls->n < MAX_LABELS)
+		ls->l[ls->n++] = (struct label){ name, value };
+}
+
+/* Alphabetical order, but le last as client libraries write it. */
+static int label_before(const struct label *a, const struct label *b)
+{
+	if (!strcmp(a->name, "le") || !strcmp(b->name, "le"))
+		return strcmp(b->name, "le") == 0 && strcmp(a->name, "le") != 0;
+	return strcmp(a->name, b->name) < 0;
+}
+
+static void put_labels(FILE *out, const struct labels *in)
+{
+	struct labels ls = in ? *in : (struct labels){ .n = 0 };
+
+	for (int i = 1; i < ls.n; i++) /* insertion sort: a handful at most */
+		for (int j = i; j > 0 && label_before(&ls.l[j], &ls.l[j - 1]); j--) {
+			struct label t = ls.l[j];
+
+			ls.l[j] = ls.l[j - 1];
+			ls.l[j - 1] = t;
+		}
+	if (!ls.n)
+		return;
+	fputc('{', out);
+	for (int i = 0; i < ls.n; i++) {
+		fprintf(out, "%s%s=\"", i ? "," : "", ls.l[i].name);
+		put_escaped(out, ls.l[i].value, true);
+		fputc('"', out);
+	}
+	fputc('}', out);
+}
+
+/* ---- metric families ------------------------------------------------- */
+
+static void begin(struct prom *pr, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void begin(struct prom *pr, const char *type, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pr->name, sizeof(pr->name), fmt, ap);
+	va_end(ap);
+	pr->type = type;
+	pr->help_buf = pr->body_buf = NULL;
+	pr->help = open_memstream(&pr->help_buf, &pr->help_len);
+	pr->body = open_memstream(&pr->body_buf, &pr->body_len);
+	if (!pr->help || !pr->body)
+		pr->failed = true;
+}
+
+/* Append to the HELP of the family in progress (escaped when written). */
+static void help(struct prom *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void help(struct prom *pr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!pr->help)
+		return;
+	va_start(ap, fmt);
+	vfprintf(pr->help, fmt, ap);
+	va_end(ap);
+}
+
+/* One sample NAME[SUFFIX]{LABELS} VALUE of the family in progress. */
+static void sample(struct prom *pr, const char *suffix, const struct labels *ls,
+		   const char *value)
+{
+	if (!pr->body)
+		return;
+	fprintf(pr->body, "%s%s", pr->name, suffix);
+	put_labels(pr->body, ls);
+	fprintf(pr->body, " %s\n", value);
+}
+
+static void sample_u64(struct prom *pr, const char *suffix, const struct labels *ls, __u64 v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	sample(pr, suffix, ls, buf);
+}
+
+static void sample_double(struct prom *pr, const char *suffix, const struct labels *ls,
+			  double v)
+{
+	char buf[32];
+
+	format_double(buf, sizeof(buf), v);
+	sample(pr, suffix, ls, buf);
+}
+
+static void end(struct prom *pr)
+{
+	bool ok = pr->help && pr->body;
+
+	if (pr->help && fclose(pr->help))
+		ok = false;
+	if (pr->body && fclose(pr->body))
+		ok = false;
+	if (!ok)
+		pr->failed = true;
+	else if (pr->body_len) {
+		fprintf(pr->out, "# HELP %s ", pr->name);
+		put_escaped(pr->out, pr->help_buf, false);
+		fprintf(pr->out, "\n# TYPE %s %s\n", pr->name, pr->type);
+		fwrite(pr->body_buf, 1, pr->body_len, pr->out);
+	}
+	free(pr->help_buf);
+	free(pr->body_buf);
+	pr->help = pr->body = NULL;
+	pr->help_buf = pr->body_buf = NULL;
+}
+
+/* ---- family series ----------------------------------------------------- */
+
+/*
+ * The labels every series of family `f` carries for its stats struct `i`:
+ * the attach mode, and the filesystem for a per-fs family.
+ */
+static void family_labels(const struct profile *p, enum family_id f, size_t i,
+			  struct labels *ls)
+{
+	ls->n = 0;
+	label_add(ls, "mode", mode_name(p->fam[f].mode));
+	if (schema[f].per_fs)
+		label_add(ls, "fs", p->fs[i].name);
+}
+
+/* Is row `i` the first of the rows `match` picks (a group, the outcomes)? */
+static bool first_of(const struct family_schema *fs, int i,
+		     bool (*match)(const struct schema_row *, const struct schema_row *))
+{
+	for (int j = 0; j < i; j++)
+		if (match(&fs->rows[j], &fs->rows[i]))
+			return false;
+	return true;
+}
+
+static bool same_group(const struct schema_row *a, const struct schema_row *b)
+{
+	return a->kind == ROW_COUNT && a->group && b->group && !strcmp(a->group, b->group);
+}
+
+static bool both_outcomes(const struct schema_row *a, const struct schema_row *b)
+{
+	return a->kind == ROW_OUTCOME && b->kind == ROW_OUTCOME;
+}
+
+static void count_metric(struct prom *pr, const struct profile *p, enum family_id f, int row)
+{
+	const struct schema_row *r = &schema[f].rows[row];
+	struct labels ls;
+
+	begin(pr, "counter", "permscope_%s_%s_total", schema[f].name, r->name);
+	help(pr, "%s: %s", schema[f].name, r->meaning);
+	for (size_t i = 0; i < profile_nstats(p, f); i++) {
+		family_labels(p, f, i, &ls);
+		sample_u64(pr, "", &ls, *schema_counter(r, profile_stats(p, f, i)));
+	}
+	end(pr);
+}
+
+/* The rows of one group as one counter, the row name in the group's label. */
+static void group_metric(struct prom *pr, const struct profile *p, enum family_id f, int first)
+{
+	const struct family_schema *fs = &schema[f];
+	struct labels ls;
+
+	begin(pr, "counter", "permscope_%s_%s_total", fs->name, fs->rows[first].group);
+	help(pr, "%s:", fs->name);
+	for (int j = first; j < fs->nrows; j++)
+		if (same_group(&fs->rows[j], &fs->rows[first]))
+			help(pr, "%s %s (%s=%s)", j == first ? "" : ";", fs->rows[j].meaning,
+			     fs->rows[j].label, fs->rows[j].name);
+	for (size_t i = 0; i < profile_nstats(p, f); i++)
+		for (int j = first; j < fs->nrows; j++) {
+			const struct schema_row *r = &fs->rows[j];
+
+			if (!same_group(r, &fs->rows[first]) || schema_row_absent(fs, j, p->absent[f]))
+				continue;
+			family_labels(p, f, i, &ls);
+			label_add(&ls, r->label, r->name);
+			sample_u64(pr, "", &ls, *schema_counter(r, profile_stats(p, f, i)));
+		}
+	end(pr);
+}
+
+/*
+ * A classic histogram from a log2 one.  Slot i holds the integer
+ * nanoseconds [2^i, 2^(i+1) - 1] (slot 0: 0 and 1), so its inclusive upper
+ * bound le is 2^(i+1) - 1 ns; the last slot is open, counted only in +Inf.
+ * +Inf and _count are the outcome's calls, raised to the finite buckets'
+ * total should a live read have caught a slot ahead of the call count:
+ * the buckets must never decrease.
+ */
+static void latency_series(struct prom *pr, const struct labels *base, const struct hist *h,
+			   __u64 calls)
+{
+	struct labels ls = *base;
+	char le[32];
+	__u64 cum = 0;
+
+	label_add(&ls, "le", le);
+	for (unsigned int s = 0; s < HIST_SLOTS - 1; s++) {
+		cum += h->slots[s];
+		format_double(le, sizeof(le), (double)(hist_hi(s) - 1) / 1e9);
+		sample_u64(pr, "_bucket", &ls, cum);
+	}
+	cum += h->slots[HIST_SLOTS - 1];
+	if (calls < cum)
+		calls = cum;
+	snprintf(le, sizeof(le), "+Inf");
+	sample_u64(pr, "_bucket", &ls, calls);
+	sample_double(pr, "_sum", base, (double)h->sum / 1e9);
+	sample_u64(pr, "_count", base, calls);
+}
+
+/* The OUTCOME rows: one counter of the family's events and one histogram. */
+static void outcome_metrics(struct prom *pr, const struct profile *p, enum family_id f)
+{
+	const struct family_schema *fs = &schema[f];
+	int events = schema_row_index(f, fs->events);
+	const char *what = events >= 0 ? fs->rows[events].meaning : fs->events;
+	struct labels ls;
+	bool histogram;
+
+	for (int pass = 0; pass < 2; pass++) {
+		histogram = pass == 1;
+		if (histogram) {
+			begin(pr, "histogram", "permscope_%s_latency_seconds", fs->name);
+			help(pr, "%s: latency in seconds of %s, by outcome", fs->name, what);
+		} else {
+			begin(pr, "counter", "permscope_%s_%s_total", fs->name, fs->events);
+			help(pr, "%s: %s, by outcome:", fs->name, what);
+			for (int j = 0, n = 0; j < fs->nrows; j++)
+				if (fs->rows[j].kind == ROW_OUTCOME)
+					help(pr, "%s %s (outcome=%s)", n++ ? ";" : "",
+					     fs->rows[j].meaning, fs->rows[j].name);
+		}
+		for (size_t i = 0; i < profile_nstats(p, f); i++)
+			for (int j = 0; j < fs->nrows; j++) {
+				const struct schema_row *r = &fs->rows[j];
+				const void *stats = profile_stats(p, f, i);
+
+				if (r->kind != ROW_OUTCOME || schema_row_absent(fs, j, p->absent[f]))
+					continue;
+				family_labels(p, f, i, &ls);
+				label_add(&ls, "outcome", r->name);
+				if (histogram)
+					latency_series(pr, &ls, schema_hist(r, stats),
+						       *schema_counter(r, stats));
+				else
+					sample_u64(pr, "", &ls, *schema_counter(r, stats));
+			}
+		end(pr);
+	}
+}
+
+/* Non-zero entries only: most of the 134 errnos never occur. */
+static void errnos_metric(struct prom *pr, const struct profile *p, enum family_id f, int row)
+{
+	const struct schema_row *r = &schema[f].rows[row];
+	struct labels ls;
+	char key[24];
+
+	begin(pr, "counter", "permscope_%s_%s_total", schema[f].name, r->name);
+	help(pr, "%s: %s (those seen)", schema[f].name, r->meaning);
+	for (size_t i = 0; i < profile_nstats(p, f); i++) {
+		const __u64 *c = schema_counter(r, profile_stats(p, f, i));
+
+		for (int e = 0; e < EXEC_ERRNO_MAX; e++) {
+			if (!c[e])
+				continue;
+			family_labels(p, f, i, &ls);
+			label_add(&ls, r->name, errno_key(e, key, sizeof(key)));
+			sample_u64(pr, "", &ls, c[e]);
+		}
+	}
+	end(pr);
+}
+
+/* Every exported row of a family that recorded, in schema order. */
+static void family_metrics(struct prom *pr, const struct profile *p, enum family_id f)
+{
+	const struct family_schema *fs = &schema[f];
+
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
+		bool absent = schema_row_absent(fs, i, p->absent[f]);
+
+		switch (r->kind) {
+		case ROW_COUNT:
+			if (!r->group && !absent)
+				count_metric(pr, p, f, i);
+			else if (r->group && first_of(fs, i, same_group))
+				group_metric(pr, p, f, i);
+			break;
+		case ROW_OUTCOME:
+			if (first_of(fs, i, both_outcomes))
+				outcome_metrics(pr, p, f);
+			break;
+		case ROW_ERRNOS:
+			if (!absent)
+				errnos_metric(pr, p, f, i);
+			break;
+		case ROW_SUM:
+		case ROW_RATIO: /* derived: PromQL divides and adds */
+			break;
+		}
+	}
+}
+
+/* ---- about the recording and the daemon ------------------------------- */
+
+static void cross_family(struct prom *pr, const struct profile *p)
+{
+	struct labels ls = { .n = 0 };
+
+	begin(pr, "gauge", "permscope_build_info");
+	help(pr, "permscope's version and the kernel release it runs on; always 1");
+	label_add(&ls, "version", p->tool_version);
+	label_add(&ls, "kernel", p->kernel_release);
+	sample_u64(pr, "", &ls, 1);
+	end(pr);
+
+	begin(pr, "gauge", "permscope_start_time_seconds");
+	help(pr, "when the probes attached, seconds since the epoch: the counters count from then");
+	sample_double(pr, "", NULL, (double)p->start_ns / 1e9);
+	end(pr);
+
+	begin(pr, "gauge", "permscope_probe_attached");
+	help(pr, "1: the family's probes are attached in this mode; "
+	     "0: no mode could attach (mode=none)");
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_result *r = &p->fam[f];
+
+		if (r->status == FAMILY_NOT_REQUESTED)
+			continue;
+		ls.n = 0;
+		label_add(&ls, "family", family_name(f));
+		label_add(&ls, "mode", mode_name(r->status == FAMILY_OK ? r->mode : MODE_NONE));
+		sample_u64(pr, "", &ls, r->status == FAMILY_OK);
+	}
+	end(pr);
+
+	begin(pr, "counter", "permscope_lost_events_total");
+	help(pr, "events a family could not count, by the program or table that lost them");
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		for (int i = 0; p->fam[f].lost_known && i < p->fam[f].nlost; i++) {
+			ls.n = 0;
+			label_add(&ls, "family", family_name(f));
+			label_add(&ls, "program", p->fam[f].lost[i].what);
+			sample_u64(pr, "", &ls, p->fam[f].lost[i].count);
+		}
+	end(pr);
+}
+
+static void daemon_metrics(struct prom *pr, const struct prom_daemon *d)
+{
+	begin(pr, "counter", "permscope_snapshots_written_total");
+	help(pr, "snapshot profiles the daemon wrote to its state directory");
+	sample_u64(pr, "", NULL, d->snapshots_written);
+	end(pr);
+
+	begin(pr, "counter", "permscope_snapshot_errors_total");
+	help(pr, "snapshots the daemon could not write");
+	sample_u64(pr, "", NULL, d->snapshot_errors);
+	end(pr);
+
+	begin(pr, "gauge", "permscope_last_snapshot_time_seconds");
+	help(pr, "when the newest snapshot was written, seconds since the epoch");
+	if (d->last_snapshot_ns)
+		sample_double(pr, "", NULL, (double)d->last_snapshot_ns / 1e9);
+	end(pr);
+}
+
+char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *len)
+{
+	struct prom pr = { .failed = false };
+	char *buf = NULL;
+
+	*len = 0;
+	pr.out = open_memstream(&buf, len);
+	if (!pr.out)
+		return NULL;
+	cross_family(&pr, p);
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		if (p->fam[f].status == FAMILY_OK)
+			family_metrics(&pr, p, f);
+	if (d)
+		daemon_metrics(&pr, d);
+	if (fclose(pr.out) || pr.failed) {
+		free(buf);
+		*len = 0;
+		return NULL;
+	}
+	return buf;
+}
