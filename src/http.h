@@ -16,7 +16,9 @@
 
 /*
  * The body of /metrics, malloc'ed (the server frees it), *len its length;
- * NULL makes the answer a 500.  Called from the server's thread.
+ * NULL makes the answer a 500.  Called from the server's thread, while the
+ * caller's threads go on: what it reads of `ctx` must be made thread-safe
+ * (a lock, or a snapshot swapped in atomically).
  */
 typedef char *(*http_render_fn)(void *ctx, size_t *len);
 
