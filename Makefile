@@ -19,7 +19,7 @@ LLVM_STRIP ?= llvm-strip
 BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
               libmicrohttpd-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
-              prometheus curl \
+              prometheus \
               kmod xz-utils zstd file chromium
 
 # CFLAGS is the user's (optimisation, debug info); the flags the code needs
@@ -48,7 +48,7 @@ LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
-LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/workload
+LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/workload
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/static/permscope $(OUT)/static/workload
 
 # Keep the BPF objects, which only the skeleton rule asks for: `bpftool
@@ -144,7 +144,7 @@ $(OUT)/%.o: src/%.c | $(OUT)
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_live: tests/live/test_live.c $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/test_live $(OUT)/tests/test_live_daemon: $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests

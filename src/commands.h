@@ -83,5 +83,6 @@ int cmd_check(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct command {
 	{ "merge", cmd_merge, "several recordings of one workload as one profile of runs" },
 	{ "compare", cmd_compare, "two profiles side by side, with statistics over runs" },
 	{ "gate", cmd_gate, "pass or fail a new profile against a base profile by rules, for CI" },
+	{ "daemon", cmd_daemon, "probe service: snapshots into a state dir, Prometheus /metrics" },
 };
 
 static void usage(FILE *out)

@@ -77,6 +77,7 @@ static void each_command_takes_only_the_common_options_that_mean_something_to_it
 		{ "merge", true, false, false },
 		{ "compare", false, false, true },
 		{ "gate", true, false, true },
+		{ "daemon", true, true, false },
 	};
 
 	(void)state;
@@ -140,6 +141,39 @@ static void bad_record_options_are_bad_usage(void **state)
 	assert_int_equal(permscope("record", "--pid", "1", "--", "true", NULL), 2);
 	assert_contains(err_text, "Error: --pid and a command exclude each other");
 	assert_int_equal(permscope("record", "--no-such-option", NULL), 2);
+}
+
+/* The daemon refuses bad options before it attaches, binds or writes anything. */
+static void bad_daemon_options_are_bad_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("daemon", "--interval", "0.01", NULL), 2);
+	assert_contains(err_text, "invalid interval '0.01'");
+	assert_int_equal(permscope("daemon", "--interval", "5s", NULL), 2);
+	assert_int_equal(permscope("daemon", "--keep", "0", NULL), 2);
+	assert_contains(err_text, "invalid --keep '0'");
+	assert_int_equal(permscope("daemon", "--keep", "-3", NULL), 2);
+	assert_int_equal(permscope("daemon", "--listen", "localhost:9464", NULL), 2);
+	assert_contains(err_text, "Error: --listen localhost:9464:");
+	assert_int_equal(permscope("daemon", "--listen", "127.0.0.1", NULL), 2);
+	assert_int_equal(permscope("daemon", "--listen", "127.0.0.1:99999", NULL), 2);
+	assert_int_equal(permscope("daemon", "--state-dir", "", NULL), 2);
+	assert_int_equal(permscope("daemon", "make", NULL), 2);
+	assert_contains(err_text, "unexpected argument 'make'");
+	assert_int_equal(permscope("daemon", "--families", "dcache", NULL), 2);
+	assert_int_equal(permscope("daemon", "-j", NULL), 2);
+	assert_int_equal(permscope("daemon", "--help", NULL), 0);
+	assert_contains(out_text, "Usage: permscope daemon");
+	assert_contains(out_text, "--state-dir=DIR");
+	assert_contains(out_text, "127.0.0.1:9464");
+}
+
+/* A state directory with no snapshot yet is bad input for the commands that read profiles. */
+static void a_state_dir_without_snapshots_is_bad_input(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("report", tmpdir, NULL), 2);
+	assert_contains(err_text, "a directory without snapshots");
 }
 
 /* check tries families and modes: it neither lists nor takes record's other options. */
@@ -346,6 +380,8 @@ int main(void)
 		cmocka_unit_test(a_family_in_two_attach_modes_is_refused_unless_allowed),
 		cmocka_unit_test(report_output_file_is_written_whole_and_stdout_stays_empty),
 		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
+		cmocka_unit_test(bad_daemon_options_are_bad_usage),
+		cmocka_unit_test(a_state_dir_without_snapshots_is_bad_input),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, tmpdir_setup, tmpdir_teardown);

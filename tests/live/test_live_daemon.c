@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Live tests of `permscope daemon` on this kernel: a workload with known
+ * counts (N access calls, M failing execs, made by a forked child under a
+ * command name of its own, so --comm sees nothing else) must move /metrics
+ * by exactly N and M; the exposition must pass `promtool check metrics`; a
+ * real Prometheus server scraping the daemon must hold the same numbers;
+ * SIGTERM, kill -9 and a second daemon on the same state directory must
+ * leave the snapshots whole.
+ *
+ * Needs root and BPF (the access and exec families, any mode); Prometheus
+ * and promtool from Debian's `prometheus` package for the tests that use
+ * them.  Each test that cannot run here prints why and is skipped.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#include "profile.h"
+#include "util.h"
+
+#define MISSING_PATH "/nonexistent-permscope-dir/missing-program"
+
+static char skip_all[512];
+
+#define SKIP_UNLESS_LIVE() do {                                      \
+	if (skip_all[0]) {                                           \
+		print_message("skipped: %s\n", skip_all);            \
+		skip();                                              \
+	}                                                            \
+} while (0)
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* ---- the workload ------------------------------------------------------- */
+
+/*
+ * A forked child named `comm` (no exec of its own, so no dynamic loader
+ * calls) that makes exactly `n` access() calls and `m` execve() calls of a
+ * missing path, each failing with ENOENT.
+ */
+static void run_caller(const char *comm, int n, int m)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *argv[] = { MISSING_PATH, NULL };
+
+		prctl(PR_SET_NAME, comm);
+		for (int i = 0; i < n; i++)
+			access("/", R_OK);
+		for (int i = 0; i < m; i++)
+			if (execve(MISSING_PATH, argv, environ) == 0 || errno != ENOENT)
+				_exit(2);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* ---- HTTP, just enough: GET over a fresh connection, the body back ------ */
+
+/* GET http://ADDR/PATH (ADDR an IPv4 "a.b.c.d:port"): the status, body in *body. */
+static int http_get(const char *addr, const char *path, char **body)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	char host[64], req[1024];
+	const char *colon = strrchr(addr, ':');
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap), *sep;
+	int fd, status = -1;
+	ssize_t n;
+
+	assert_non_null(buf);
+	assert_non_null(colon);
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+	assert_int_equal(inet_pton(AF_INET, host, &sin.sin_addr), 1);
+	sin.sin_port = htons(atoi(colon + 1));
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		close(fd);
+		free(buf);
+		*body = NULL;
+		return -1;
+	}
+	n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+		     path, addr);
+	assert_int_equal(write(fd, req, n), n);
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			buf = realloc(buf, cap *= 2);
+			assert_non_null(buf);
+		}
+	}
+	close(fd);
+	buf[len] = 0;
+	sscanf(buf, "HTTP/1.%*d %d", &status);
+	sep = strstr(buf, "\r\n\r\n");
+	*body = strdup(sep ? sep + 4 : "");
+	free(buf);
+	return status;
+}
+
+/* A TCP port free on loopback now (for Prometheus, which cannot be told port 0). */
+static int free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+/*
+ * The sum of every series of metric `name` in an exposition (all label
+ * sets), or of those whose labels contain `with` when not NULL.  -1 when
+ * there is none.
+ */
+static double metric_sum(const char *text, const char *name, const char *with)
+{
+	size_t nlen = strlen(name);
+	double sum = -1;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *end = strchr(l, '\n'), *v;
+
+		if (strncmp(l, name, nlen) || (l[nlen] != '{' && l[nlen] != ' '))
+			continue;
+		v = memchr(l, ' ', end ? (size_t)(end - l) : strlen(l));
+		if (l[nlen] == '{') /* label values hold no space here, but skip past '}' */
+			v = strchr(l, '}') ? strchr(strchr(l, '}'), ' ') : v;
+		if (with && !(memmem(l, v - l, with, strlen(with))))
+			continue;
+		sum = (sum < 0 ? 0 : sum) + strtod(v + 1, NULL);
+	}
+	return sum;
+}
+
+/* ---- the daemon --------------------------------------------------------- */
+
+struct daemon {
+	pid_t pid;
+	char addr[64];   /* where /metrics is served */
+	char state[600]; /* its state directory */
+	char err[600];   /* its stderr */
+};
+
+/* Whether file PATH holds WHAT yet; its text in *text when asked. */
+static bool file_says(const char *path, const char *what, char **text)
+{
+	char *t = slurp(path, NULL);
+	bool found = t && strstr(t, what);
+
+	if (text)
+		*text = t;
+	else
+		free(t);
+	return found;
+}
+
+/*
+ * Start `permscope daemon --families access,exec --comm COMM --listen
+ * 127.0.0.1:0 --state-dir TMP/TAG --interval INTERVAL [EXTRA]`, and return
+ * once it serves (it logs "listening on http://ADDR/metrics").
+ */
+static void daemon_start(struct daemon *d, const char *tag, const char *comm,
+			 const char *interval, const char *extra)
+{
+	char *argv[20], *text = NULL, *at;
+	int n = 0;
+
+	snprintf(d->state, sizeof(d->state), "%s/%s", tmpdir, tag);
+	snprintf(d->err, sizeof(d->err), "%s/%s.stderr", tmpdir, tag);
+	argv[n++] = (char *)permscope_bin();
+	argv[n++] = "daemon";
+	argv[n++] = "--families";
+	argv[n++] = "access,exec";
+	argv[n++] = "--comm";
+	argv[n++] = (char *)comm;
+	argv[n++] = "--listen";
+	argv[n++] = "127.0.0.1:0";
+	argv[n++] = "--state-dir";
+	argv[n++] = d->state;
+	argv[n++] = "--interval";
+	argv[n++] = (char *)interval;
+	if (extra)
+		argv[n++] = (char *)extra;
+	argv[n] = NULL;
+	d->pid = spawn_to(argv, "/dev/null", d->err);
+	for (int i = 0; i < 200; i++) {
+		free(text);
+		if (file_says(d->err, "listening on http://", &text))
+			break;
+		if (waitpid(d->pid, NULL, WNOHANG) == d->pid) {
+			print_message("permscope daemon exited early:\n%s\n", text ? text : "");
+			free(text);
+			fail_msg("permscope daemon did not start");
+		}
+		usleep(50000);
+	}
+	at = text ? strstr(text, "listening on http://") : NULL;
+	if (!at) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
+		print_message("%s\n", text ? text : "");
+		free(text);
+		fail_msg("permscope daemon did not serve within 10 s");
+	}
+	at += strlen("listening on http://");
+	snprintf(d->addr, sizeof(d->addr), "%.*s", (int)strcspn(at, "/\n"), at);
+	free(text);
+}
+
+/* SIGTERM, and its exit status; *took gets how long it took to exit. */
+static int daemon_stop(struct daemon *d, double *took)
+{
+	struct timespec t0;
+	int status;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(d->pid, SIGTERM);
+	status = wait_exit_status(d->pid);
+	if (took)
+		*took = seconds_since(&t0);
+	d->pid = 0;
+	return status;
+}
+
+static char *scrape(const struct daemon *d)
+{
+	char *body;
+
+	assert_int_equal(http_get(d->addr, "/metrics", &body), 200);
+	return body;
+}
+
+#define ACCESS_CALLS "permscope_access_calls_total"
+#define EXEC_CALLS "permscope_exec_calls_total"
+
+static void show_counts(const char *label, const char *metrics)
+{
+	print_message("  %s: access calls %.0f, exec calls %.0f (enoent_early %.0f)\n", label,
+		      metric_sum(metrics, ACCESS_CALLS, NULL), metric_sum(metrics, EXEC_CALLS, NULL),
+		      metric_sum(metrics, EXEC_CALLS, "outcome=\"enoent_early\""));
+}
+
+/* ---- the tests ---------------------------------------------------------- */
+
+/* N access calls and M failing execs move /metrics by exactly N and M. */
+static void metrics_move_by_exactly_the_workloads_calls(void **state)
+{
+	struct daemon d;
+	char *before, *after;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	daemon_start(&d, "moves", "psd-moves", "1", NULL);
+	before = scrape(&d);
+	run_caller("psd-moves", 700, 30);
+	run_caller("psd-moves-not", 500, 20); /* shares a prefix: not counted */
+	after = scrape(&d);
+	show_counts("before", before);
+	show_counts("after", after);
+	assert_int_equal(metric_sum(after, ACCESS_CALLS, NULL) -
+			 metric_sum(before, ACCESS_CALLS, NULL), 700);
+	assert_int_equal(metric_sum(after, EXEC_CALLS, NULL) -
+			 metric_sum(before, EXEC_CALLS, NULL), 30);
+	/* Every failing exec is an ENOENT, early or late, and its latency is counted. */
+	assert_int_equal(metric_sum(after, EXEC_CALLS, "outcome=\"enoent_") -
+			 metric_sum(before, EXEC_CALLS, "outcome=\"enoent_"), 30);
+	assert_int_equal(metric_sum(after, "permscope_exec_latency_seconds_count", NULL) -
+			 metric_sum(before, "permscope_exec_latency_seconds_count", NULL), 30);
+	assert_int_equal(metric_sum(after, "permscope_probe_attached", "family=\"access\""), 1);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	free(before);
+	free(after);
+}
+
+/* promtool, the Prometheus project's own linter, accepts the exposition. */
+static void promtool_accepts_the_exposition(void **state)
+{
+	char *argv[] = { "/usr/bin/promtool", "check", "metrics", NULL };
+	const char *path = tmp_path("metrics.txt");
+	struct daemon d;
+	char *metrics;
+	int status, in;
+	pid_t pid;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	if (access(argv[0], X_OK)) {
+		print_message("skipped: no %s (Debian package prometheus)\n", argv[0]);
+		skip();
+	}
+	daemon_start(&d, "promtool", "psd-promtool", "1", NULL);
+	run_caller("psd-promtool", 10, 3);
+	metrics = scrape(&d);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	write_file(path, metrics, strlen(metrics));
+	/* promtool reads the exposition on stdin and lints it. */
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(in >= 0);
+	{
+		FILE *out = testutil_capture_file();
+		posix_spawn_file_actions_t fa;
+
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, in, 0);
+		posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
+		posix_spawn_file_actions_adddup2(&fa, fileno(out), 2);
+		assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+		posix_spawn_file_actions_destroy(&fa);
+		status = wait_exit_status(pid);
+		rewind(out);
+		free(out_text);
+		out_text = testutil_slurp_stream(out, NULL);
+		fclose(out);
+	}
+	close(in);
+	if (status != 0 || out_text[0])
+		print_message("promtool check metrics (status %d):\n%s\n", status, out_text);
+	assert_int_equal(status, 0);
+	assert_string_equal(out_text, ""); /* no lint complaint either */
+	free(metrics);
+}
+
+/* Ask Prometheus's HTTP API for `query`: the value of its one result, or -1. */
+static double prometheus_query(const char *addr, const char *query)
+{
+	char path[512], *body = NULL, *q;
+	json_t *root, *v;
+	double value = -1;
+
+	q = path + snprintf(path, sizeof(path), "/api/v1/query?query=");
+	for (const char *s = query; *s && q < path + sizeof(path) - 4; s++)
+		q += sprintf(q, isalnum((unsigned char)*s) || strchr("._-~*", *s) ? "%c" : "%%%02X",
+			     (unsigned char)*s);
+	*q = 0;
+	if (http_get(addr, path, &body) != 200) {
+		free(body);
+		return -1;
+	}
+	root = json_loads(body, 0, NULL);
+	v = json_object_get(json_object_get(root, "data"), "result");
+	if (json_array_size(v) == 1) {
+		v = json_array_get(json_object_get(json_array_get(v, 0), "value"), 1);
+		if (json_is_string(v))
+			value = strtod(json_string_value(v), NULL);
+	}
+	json_decref(root);
+	free(body);
+	return value;
+}
+
+/*
+ * The fleet story end to end: a real Prometheus server scrapes the daemon,
+ * and its query API returns exactly the workload's counts.
+ */
+static void prometheus_scrapes_exactly_the_workloads_counts(void **state)
+{
+	char prom_addr[64], config[700], listen_arg[100], storage_arg[700], config_arg[720];
+	char *argv[] = { "/usr/bin/prometheus", config_arg, storage_arg, listen_arg,
+			 "--storage.tsdb.retention.time=1h", "--log.level=warn", NULL };
+	const char *conf = tmp_path("prometheus.yml");
+	double access_calls = -1, enoent = -1, attached = -1;
+	struct timespec t0;
+	struct daemon d;
+	pid_t prom;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	if (access(argv[0], X_OK)) {
+		print_message("skipped: no %s (Debian package prometheus)\n", argv[0]);
+		skip();
+	}
+	daemon_start(&d, "prometheus", "psd-prom", "1", NULL);
+	run_caller("psd-prom", 1234, 56);
+	snprintf(prom_addr, sizeof(prom_addr), "127.0.0.1:%d", free_port());
+	snprintf(config, sizeof(config),
+		 "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+		 "scrape_configs:\n  - job_name: permscope\n"
+		 "    static_configs:\n      - targets: ['%s']\n", d.addr);
+	write_file(conf, config, strlen(config));
+	snprintf(config_arg, sizeof(config_arg), "--config.file=%s", conf);
+	snprintf(storage_arg, sizeof(storage_arg), "--storage.tsdb.path=%s", tmp_path("tsdb"));
+	snprintf(listen_arg, sizeof(listen_arg), "--web.listen-address=%s", prom_addr);
+	prom = spawn_to(argv, tmp_path("prometheus.out"), tmp_path("prometheus.err"));
+	/* Prometheus starts, scrapes every second; the values settle within seconds. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (seconds_since(&t0) < 60) {
+		access_calls = prometheus_query(prom_addr, "sum(permscope_access_calls_total)");
+		enoent = prometheus_query(prom_addr,
+			"sum(permscope_exec_calls_total{outcome=~\"enoent_.*\"})");
+		attached = prometheus_query(prom_addr, "sum(permscope_probe_attached)");
+		if (access_calls == 1234 && enoent == 56)
+			break;
+		usleep(500000);
+	}
+	print_message("  Prometheus after %.1f s: access calls %.0f, exec ENOENT %.0f, "
+		      "families attached %.0f\n", seconds_since(&t0), access_calls, enoent, attached);
+	kill(prom, SIGTERM);
+	wait_exit_status(prom);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	if (access_calls < 0) {
+		char *err = slurp(tmp_path("prometheus.err"), NULL);
+
+		print_message("prometheus stderr:\n%s\n", err ? err : "");
+		free(err);
+	}
+	assert_int_equal(access_calls, 1234);
+	assert_int_equal(enoent, 56);
+	assert_int_equal(attached, 2);
+}
+
+/*
+ * SIGTERM: exit 0 within a second, after a final snapshot whose counts are
+ * those /metrics served; `report DIR` reads that snapshot.
+ */
+static void sigterm_writes_a_final_snapshot_equal_to_the_metrics(void **state)
+{
+	struct daemon d;
+	struct profile p;
+	char err[512], *metrics, *argv[] = { NULL, "report", "-j", d.state, NULL };
+	double took;
+	__u64 calls = 0;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	daemon_start(&d, "sigterm", "psd-term", "3600", NULL); /* only the final snapshot */
+	run_caller("psd-term", 400, 12);
+	metrics = scrape(&d);
+	assert_int_equal(daemon_stop(&d, &took), 0);
+	print_message("  stopped %.3f s after SIGTERM\n", took);
+	assert_true(took < 1.0);
+	if (profile_read(d.state, &p, err, sizeof(err)))
+		fail_msg("%s: %s", d.state, err);
+	for (int i = 0; i < ACCESS_OUTCOMES; i++)
+		calls += p.access.calls[i];
+	assert_int_equal(calls, 400);
+	assert_int_equal(metric_sum(metrics, ACCESS_CALLS, NULL), 400);
+	assert_int_equal(p.exec.calls[EXEC_ENOENT_EARLY] + p.exec.calls[EXEC_ENOENT_LATE], 12);
+	assert_int_equal(metric_sum(metrics, EXEC_CALLS, "outcome=\"enoent_"), 12);
+	assert_string_equal(p.filter_comm, "psd-term");
+	profile_free(&p);
+	argv[0] = (char *)permscope_bin();
+	assert_int_equal(run_capture(argv), 0);
+	assert_non_null(strstr(out_text, "\"format\""));
+	free(metrics);
+}
+
+/* Every snapshot in DIR, read (a torn one fails the test); how many totals. */
+static int read_snapshots(const char *dir, struct profile *newest_total, unsigned long *newest_seq)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	int totals = 0;
+
+	assert_non_null(dp);
+	*newest_seq = 0;
+	while ((de = readdir(dp))) {
+		char path[1100], err[512];
+		unsigned long seq;
+		struct profile p;
+
+		if (strncmp(de->d_name, "snap-", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (strstr(de->d_name, ".tmp."))
+			fail_msg("%s: a temporary file left behind", path);
+		if (profile_read(path, &p, err, sizeof(err)))
+			fail_msg("%s: %s", path, err);
+		seq = strtoul(de->d_name + 5, NULL, 10);
+		if (strstr(de->d_name, ".total.json")) {
+			totals++;
+			if (seq > *newest_seq) {
+				if (*newest_seq)
+					profile_free(newest_total);
+				*newest_seq = seq;
+				*newest_total = p;
+				continue;
+			}
+		}
+		profile_free(&p);
+	}
+	closedir(dp);
+	return totals;
+}
+
+static __u64 total_access_calls(const struct profile *p)
+{
+	__u64 n = 0;
+
+	for (int i = 0; i < ACCESS_OUTCOMES; i++)
+		n += p->access.calls[i];
+	return n;
+}
+
+/*
+ * kill -9 loses at most the interval in progress: the newest snapshot has
+ * everything done an interval before, nothing is torn, the lock goes with
+ * the process, and a new daemon numbers on from the old one.
+ */
+static void kill_9_loses_at_most_the_current_interval(void **state)
+{
+	struct profile newest;
+	unsigned long seq, seq2;
+	struct daemon d;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	daemon_start(&d, "kill9", "psd-kill9", "0.5", NULL);
+	run_caller("psd-kill9", 300, 0);
+	usleep(1500000); /* three intervals: at least two snapshots have the 300 */
+	run_caller("psd-kill9", 200, 0);
+	kill(d.pid, SIGKILL);
+	assert_int_equal(wait_exit_status(d.pid), -1);
+	assert_true(read_snapshots(d.state, &newest, &seq) >= 2);
+	print_message("  newest snapshot %lu: %llu access calls (300 before the last interval, "
+		      "200 in it)\n", seq, (unsigned long long)total_access_calls(&newest));
+	assert_true(total_access_calls(&newest) == 300 || total_access_calls(&newest) == 500);
+	profile_free(&newest);
+
+	daemon_start(&d, "kill9", "psd-kill9", "3600", NULL); /* the lock went with the process */
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	read_snapshots(d.state, &newest, &seq2);
+	assert_int_equal(seq2, seq + 1);
+	assert_int_equal(total_access_calls(&newest), 0); /* a new daemon counts from its start */
+	profile_free(&newest);
+}
+
+/* A second daemon on the same state directory refuses, naming the first; the first goes on. */
+static void a_second_daemon_on_the_same_state_dir_refuses(void **state)
+{
+	char *argv[] = { NULL, "daemon", "--families", "access", "--listen", "127.0.0.1:0",
+			 "--state-dir", NULL, NULL };
+	char pid[32], *metrics;
+	struct daemon d;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	daemon_start(&d, "twice", "psd-twice", "3600", NULL);
+	argv[0] = (char *)permscope_bin();
+	argv[7] = d.state;
+	assert_int_equal(run_capture(argv), 1);
+	print_message("  second daemon: %s", err_text);
+	snprintf(pid, sizeof(pid), "(pid %d)", (int)d.pid);
+	assert_non_null(strstr(err_text, "in use by another permscope daemon"));
+	assert_non_null(strstr(err_text, pid));
+	run_caller("psd-twice", 50, 0);
+	metrics = scrape(&d);
+	assert_int_equal(metric_sum(metrics, ACCESS_CALLS, NULL), 50);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	free(metrics);
+}
+
+/*
+ * Snapshots: --keep K leaves the newest K pairs, numbered one after the
+ * other, and each delta is its total minus the total before it.
+ */
+static void snapshots_keep_k_pairs_whose_deltas_chain(void **state)
+{
+	struct profile t[3], dl[3];
+	char path[1100], err[512];
+	unsigned long seq;
+	struct profile newest;
+	struct daemon d;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	daemon_start(&d, "keep", "psd-keep", "0.2", "--keep=3");
+	for (int i = 0; i < 8; i++) {
+		run_caller("psd-keep", 100, 1);
+		usleep(150000);
+	}
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	assert_int_equal(read_snapshots(d.state, &newest, &seq), 3);
+	assert_int_equal(total_access_calls(&newest), 800);
+	profile_free(&newest);
+	for (int i = 0; i < 3; i++) {
+		DIR *dp = opendir(d.state);
+		struct dirent *de;
+		char want[32];
+
+		snprintf(want, sizeof(want), "snap-%08lu-", seq - 2 + i);
+		while ((de = readdir(dp))) {
+			if (strncmp(de->d_name, want, strlen(want)))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", d.state, de->d_name);
+			if (profile_read(path, strstr(de->d_name, ".total.") ? &t[i] : &dl[i], err,
+					 sizeof(err)))
+				fail_msg("%s: %s", path, err);
+		}
+		closedir(dp);
+	}
+	for (int i = 1; i < 3; i++) {
+		assert_int_equal(total_access_calls(&dl[i]),
+				 total_access_calls(&t[i]) - total_access_calls(&t[i - 1]));
+		assert_int_equal(dl[i].exec.calls[EXEC_ENOENT_EARLY] + dl[i].exec.calls[EXEC_ENOENT_LATE],
+				 t[i].exec.calls[EXEC_ENOENT_EARLY] + t[i].exec.calls[EXEC_ENOENT_LATE] -
+				 t[i - 1].exec.calls[EXEC_ENOENT_EARLY] -
+				 t[i - 1].exec.calls[EXEC_ENOENT_LATE]);
+		/* A delta covers its interval: it starts where the previous total ended. */
+		assert_int_equal(dl[i].start_ns, t[i - 1].end_ns);
+		assert_int_equal(t[i].start_ns, t[0].start_ns);
+	}
+	for (int i = 0; i < 3; i++) {
+		profile_free(&t[i]);
+		profile_free(&dl[i]);
+	}
+}
+
+/* Can the daemon run here at all?  If not, say why once and skip all. */
+static int probe_environment(void **state)
+{
+	char out[600], *argv[] = { NULL, "record", "-q", "-d", "0.1",
+				   "--families", "access,exec", "-o", out, NULL };
+
+	(void)state;
+	argv[0] = (char *)permscope_bin();
+	if (tmpdir_setup(state))
+		return -1;
+	if (geteuid() != 0) {
+		snprintf(skip_all, sizeof(skip_all), "not root: BPF needs CAP_BPF and CAP_PERFMON");
+		return 0;
+	}
+	if (access(permscope_bin(), X_OK)) {
+		snprintf(skip_all, sizeof(skip_all), "%s not built", permscope_bin());
+		return 0;
+	}
+	snprintf(out, sizeof(out), "%s/probe.json", tmpdir);
+	if (run_capture(argv) != 0)
+		snprintf(skip_all, sizeof(skip_all), "the access and exec families cannot attach: "
+			 "%.*s", (int)strcspn(err_text, "\n"), err_text);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(metrics_move_by_exactly_the_workloads_calls),
+		cmocka_unit_test(promtool_accepts_the_exposition),
+		cmocka_unit_test(prometheus_scrapes_exactly_the_workloads_counts),
+		cmocka_unit_test(sigterm_writes_a_final_snapshot_equal_to_the_metrics),
+		cmocka_unit_test(kill_9_loses_at_most_the_current_interval),
+		cmocka_unit_test(a_second_daemon_on_the_same_state_dir_refuses),
+		cmocka_unit_test(snapshots_keep_k_pairs_whose_deltas_chain),
+	};
+
+	return cmocka_run_group_tests_name("live-daemon", tests, probe_environment,
+					   tmpdir_teardown);
+}
