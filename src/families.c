@@ -107,7 +107,7 @@ static int text_range(const struct probe_opts *o, const char *fn, __u64 *lo, __u
 
 	if (err) {
 		snprintf(why, wlen, "cannot read kernel addresses from %s: %s%s", o->kallsyms,
-			 strerror(-err), err == -EPERM ? " (kptr_restrict: run as root)" : "");
+			 strerror(-err), err == -EPERM ? " (kptr_restrict: needs root with CAP_SYSLOG)" : "");
 		return err;
 	}
 	if (!r.lo || !r.len) {

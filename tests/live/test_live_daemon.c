@@ -479,8 +479,12 @@ static void sigterm_writes_a_final_snapshot_equal_to_the_metrics(void **state)
 	free(metrics);
 }
 
-/* Every snapshot in DIR, read (a torn one fails the test); how many totals. */
-static int read_snapshots(const char *dir, struct profile *newest_total, unsigned long *newest_seq)
+/*
+ * Every snapshot in DIR, read (a torn one fails the test); how many totals.
+ * A temporary file a killed write left is no snapshot: *leftovers counts them.
+ */
+static int read_snapshots(const char *dir, struct profile *newest_total, unsigned long *newest_seq,
+			  int *leftovers)
 {
 	DIR *dp = opendir(dir);
 	struct dirent *de;
@@ -488,6 +492,7 @@ static int read_snapshots(const char *dir, struct profile *newest_total, unsigne
 
 	assert_non_null(dp);
 	*newest_seq = 0;
+	*leftovers = 0;
 	while ((de = readdir(dp))) {
 		char path[1100], err[512];
 		unsigned long seq;
@@ -496,8 +501,10 @@ static int read_snapshots(const char *dir, struct profile *newest_total, unsigne
 		if (strncmp(de->d_name, "snap-", 5))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (strstr(de->d_name, ".tmp."))
-			fail_msg("%s: a temporary file left behind", path);
+		if (strstr(de->d_name, ".tmp.")) {
+			(*leftovers)++;
+			continue;
+		}
 		if (profile_read(path, &p, err, sizeof(err)))
 			fail_msg("%s: %s", path, err);
 		seq = strtoul(de->d_name + 5, NULL, 10);
@@ -536,6 +543,7 @@ static void kill_9_loses_at_most_the_current_interval(void **state)
 	struct profile newest;
 	unsigned long seq, seq2;
 	struct daemon d;
+	int leftovers;
 
 	(void)state;
 	SKIP_UNLESS_LIVE();
@@ -545,15 +553,17 @@ static void kill_9_loses_at_most_the_current_interval(void **state)
 	run_caller("psd-kill9", 200, 0);
 	kill(d.pid, SIGKILL);
 	assert_int_equal(wait_exit_status(d.pid), -1);
-	assert_true(read_snapshots(d.state, &newest, &seq) >= 2);
+	assert_true(read_snapshots(d.state, &newest, &seq, &leftovers) >= 2);
 	print_message("  newest snapshot %lu: %llu access calls (300 before the last interval, "
-		      "200 in it)\n", seq, (unsigned long long)total_access_calls(&newest));
+		      "200 in it); %d temporary file(s) of an interrupted write\n", seq,
+		      (unsigned long long)total_access_calls(&newest), leftovers);
 	assert_true(total_access_calls(&newest) == 300 || total_access_calls(&newest) == 500);
 	profile_free(&newest);
 
 	daemon_start(&d, "kill9", "psd-kill9", "3600", NULL); /* the lock went with the process */
 	assert_int_equal(daemon_stop(&d, NULL), 0);
-	read_snapshots(d.state, &newest, &seq2);
+	read_snapshots(d.state, &newest, &seq2, &leftovers);
+	assert_int_equal(leftovers, 0); /* the next start clears them */
 	assert_int_equal(seq2, seq + 1);
 	assert_int_equal(total_access_calls(&newest), 0); /* a new daemon counts from its start */
 	profile_free(&newest);
@@ -595,6 +605,7 @@ static void snapshots_keep_k_pairs_whose_deltas_chain(void **state)
 	unsigned long seq;
 	struct profile newest;
 	struct daemon d;
+	int leftovers;
 
 	(void)state;
 	SKIP_UNLESS_LIVE();
@@ -604,7 +615,8 @@ static void snapshots_keep_k_pairs_whose_deltas_chain(void **state)
 		usleep(150000);
 	}
 	assert_int_equal(daemon_stop(&d, NULL), 0);
-	assert_int_equal(read_snapshots(d.state, &newest, &seq), 3);
+	assert_int_equal(read_snapshots(d.state, &newest, &seq, &leftovers), 3);
+	assert_int_equal(leftovers, 0);
 	assert_int_equal(total_access_calls(&newest), 800);
 	profile_free(&newest);
 	for (int i = 0; i < 3; i++) {
@@ -638,6 +650,143 @@ static void snapshots_keep_k_pairs_whose_deltas_chain(void **state)
 		profile_free(&t[i]);
 		profile_free(&dl[i]);
 	}
+}
+
+/*
+ * Logs: under systemd (JOURNAL_STREAM names stderr) every line carries its
+ * syslog priority; with --log FILE the lines go there, and SIGHUP after a
+ * rotation starts a new FILE.
+ */
+static void logs_carry_priorities_for_journald_and_sighup_reopens_log(void **state)
+{
+	char env[64], *log_text, *err_text2;
+	const char *log = tmp_path("daemon.log"), *rotated = tmp_path("daemon.log.1");
+	const char *err = tmp_path("journal.stderr");
+	struct daemon d;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	/* stderr is this file: JOURNAL_STREAM names its device and inode, as systemd would. */
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0 && fstat(fd, &st) == 0);
+	close(fd);
+	snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", env, 1);
+	snprintf(d.err, sizeof(d.err), "%s", err);
+	{
+		char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "access",
+				 "--listen", "127.0.0.1:0", "--state-dir", (char *)tmp_path("journal"),
+				 "-d", "0.5", NULL };
+
+		assert_int_equal(run_to(argv, "/dev/null", err), 0);
+	}
+	unsetenv("JOURNAL_STREAM");
+	err_text2 = slurp(err, NULL);
+	if (!err_text2)
+		fail_msg("%s: nothing written", err);
+	print_message("  journal stderr:\n%s", err_text2 ? err_text2 : "");
+	assert_non_null(strstr(err_text2, "<6>listening on http://"));
+	for (const char *l = err_text2; *l; l = strchr(l, '\n') + 1) {
+		assert_true(l[0] == '<' && strchr("346", l[1]) && l[2] == '>');
+		if (!strchr(l, '\n'))
+			break;
+	}
+	free(err_text2);
+
+	daemon_start(&d, "logfile", "psd-log", "3600", NULL);
+	kill(d.pid, SIGTERM);
+	assert_int_equal(wait_exit_status(d.pid), 0);
+	{
+		char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "access",
+				 "--listen", "127.0.0.1:0", "--state-dir", (char *)tmp_path("logfile2"),
+				 "--log", (char *)log, NULL };
+		pid_t pid = spawn_to(argv, "/dev/null", tmp_path("logfile2.stderr"));
+
+		for (int i = 0; i < 200 && !file_says(log, "listening on", NULL); i++)
+			usleep(50000);
+		assert_int_equal(rename(log, rotated), 0); /* logrotate's move */
+		kill(pid, SIGHUP);
+		for (int i = 0; i < 100 && access(log, F_OK); i++)
+			usleep(50000);
+		kill(pid, SIGTERM);
+		assert_int_equal(wait_exit_status(pid), 0);
+	}
+	log_text = slurp(rotated, NULL);
+	assert_non_null(log_text);
+	assert_non_null(strstr(log_text, "listening on http://"));
+	assert_true(log_text[4] == '-' && strstr(log_text, "Z ")); /* 2026-11-30T21:05:01.123Z */
+	free(log_text);
+	log_text = slurp(log, NULL);
+	assert_non_null(log_text);
+	if (!log_text)
+		fail_msg("%s: not reopened", log);
+	print_message("  after SIGHUP, the new log:\n%s", log_text ? log_text : "");
+	assert_non_null(strstr(log_text, "SIGHUP: log reopened"));
+	assert_non_null(strstr(log_text, "SIGTERM: final snapshot written"));
+	free(log_text);
+}
+
+/*
+ * contrib/permscope.service's CapabilityBoundingSet is enough: the daemon
+ * restricted to exactly those capabilities attaches, counts and serves.
+ */
+static void the_service_units_capabilities_are_enough(void **state)
+{
+	char unit[PATH_MAX], caps[256] = "-all", *text, *line, *metrics;
+	char *argv[] = { "/usr/bin/setpriv", NULL, "--inh-caps=-all", "--",
+			 (char *)permscope_bin(), "daemon", "--families", "access,exec", "--comm",
+			 "psd-caps", "--listen", "127.0.0.1:0", "--state-dir",
+			 (char *)tmp_path("caps"), "-d", "4", NULL };
+	char bounding[300];
+	struct daemon d;
+	char *errs;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	if (access(argv[0], X_OK)) {
+		print_message("skipped: no %s (util-linux)\n", argv[0]);
+		skip();
+	}
+	snprintf(unit, sizeof(unit), "%s/../../../contrib/permscope.service", testdata_dir());
+	text = slurp(unit, NULL);
+	assert_non_null(text);
+	line = strstr(text, "\nCapabilityBoundingSet=");
+	assert_non_null(line);
+	line += strlen("\nCapabilityBoundingSet=");
+	for (char *tok = strtok(line, " \n"); tok && strncmp(tok, "CAP_", 4) == 0;
+	     tok = strtok(NULL, " \n")) {
+		size_t n = strlen(caps);
+
+		snprintf(caps + n, sizeof(caps) - n, ",+");
+		for (const char *c = tok + 4; *c && strlen(caps) < sizeof(caps) - 1; c++)
+			caps[strlen(caps) + 1] = 0, caps[strlen(caps)] = tolower((unsigned char)*c);
+	}
+	free(text);
+	snprintf(bounding, sizeof(bounding), "--bounding-set=%s", caps);
+	print_message("  setpriv %s\n", bounding);
+	argv[1] = bounding;
+	snprintf(d.err, sizeof(d.err), "%s", tmp_path("caps.stderr"));
+	d.pid = spawn_to(argv, "/dev/null", d.err);
+	for (int i = 0; i < 200 && !file_says(d.err, "listening on http://", NULL); i++)
+		usleep(50000);
+	errs = slurp(d.err, NULL);
+	assert_non_null(errs);
+	if (!strstr(errs, "listening on http://")) {
+		print_message("%s\n", errs);
+		fail_msg("the daemon did not start with the unit's capabilities only");
+	}
+	snprintf(d.addr, sizeof(d.addr), "%.*s",
+		 (int)strcspn(strstr(errs, "http://") + 7, "/"), strstr(errs, "http://") + 7);
+	free(errs);
+	run_caller("psd-caps", 90, 9);
+	metrics = scrape(&d);
+	assert_int_equal(wait_exit_status(d.pid), 0);
+	assert_int_equal(metric_sum(metrics, ACCESS_CALLS, NULL), 90);
+	assert_int_equal(metric_sum(metrics, EXEC_CALLS, NULL), 9);
+	free(metrics);
 }
 
 /* Can the daemon run here at all?  If not, say why once and skip all. */
@@ -675,6 +824,8 @@ int main(void)
 		cmocka_unit_test(kill_9_loses_at_most_the_current_interval),
 		cmocka_unit_test(a_second_daemon_on_the_same_state_dir_refuses),
 		cmocka_unit_test(snapshots_keep_k_pairs_whose_deltas_chain),
+		cmocka_unit_test(logs_carry_priorities_for_journald_and_sighup_reopens_log),
+		cmocka_unit_test(the_service_units_capabilities_are_enough),
 	};
 
 	return cmocka_run_group_tests_name("live-daemon", tests, probe_environment,
