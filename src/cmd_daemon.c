@@ -244,8 +244,13 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_cmd 
 	struct profile prev, total;
 	int errors = 0;
 
+	/* Before the first interval: nothing counted, nothing lost, and both known. */
 	profile_from_base(&prev, d);
 	prev.end_ns = d->base.start_ns;
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		prev.fam[f].lost_known = true;
+		prev.fam[f].nlost = 0;
+	}
 	for (;;) {
 		uint64_t now = now_monotonic_ns(), until = stop && stop < next ? stop : next;
 		struct timespec ts;

@@ -129,20 +129,27 @@ void profile_set_host(struct profile *p)
 	}
 }
 
-int profile_add(struct profile *into, const struct profile *from)
+/*
+ * into += from, or into -= from: every family's counters (per filesystem
+ * where per-fs) and losses.  __u64 arithmetic is modular, so subtracting an
+ * earlier reading of a loss is adding its negation.
+ */
+static int profile_combine(struct profile *into, const struct profile *from, bool subtract)
 {
+	void (*op)(void *, const void *, size_t) = subtract ? counters_sub : counters_add;
+
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		into->absent[f] |= from->absent[f];
 		/* A loss known on every side adds up; one side not knowing makes it unknown. */
 		into->fam[f].lost_known &= from->fam[f].lost_known;
 		for (int i = 0; i < from->fam[f].nlost; i++)
 			family_add_lost(&into->fam[f], from->fam[f].lost[i].what,
-					from->fam[f].lost[i].count);
+					subtract ? -from->fam[f].lost[i].count
+						 : from->fam[f].lost[i].count);
 		if (!into->fam[f].lost_known)
 			into->fam[f].nlost = 0;
 		if (!schema[f].per_fs) {
-			counters_add(profile_stats(into, f, 0), profile_stats(from, f, 0),
-				     schema[f].stats_size);
+			op(profile_stats(into, f, 0), profile_stats(from, f, 0), schema[f].stats_size);
 			continue;
 		}
 		for (size_t i = 0; i < from->nfs; i++) {
@@ -150,37 +157,21 @@ int profile_add(struct profile *into, const struct profile *from)
 
 			if (!fs)
 				return -ENOMEM;
-			counters_add(&fs->s, &from->fs[i].s, sizeof(fs->s));
+			op(&fs->s, &from->fs[i].s, sizeof(fs->s));
 		}
 	}
 	profile_sort_fs(into);
 	return 0;
 }
 
+int profile_add(struct profile *into, const struct profile *from)
+{
+	return profile_combine(into, from, false);
+}
+
 int profile_sub(struct profile *into, const struct profile *from)
 {
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		struct family_result *r = &into->fam[f];
-
-		for (int i = 0; i < from->fam[f].nlost; i++)
-			for (int j = 0; j < r->nlost; j++)
-				if (!strcmp(r->lost[j].what, from->fam[f].lost[i].what))
-					r->lost[j].count -= from->fam[f].lost[i].count;
-		if (!schema[f].per_fs) {
-			counters_sub(profile_stats(into, f, 0), profile_stats(from, f, 0),
-				     schema[f].stats_size);
-			continue;
-		}
-		for (size_t i = 0; i < from->nfs; i++) {
-			struct fs_result *fs = profile_add_fs(into, from->fs[i].name);
-
-			if (!fs)
-				return -ENOMEM;
-			counters_sub(&fs->s, &from->fs[i].s, sizeof(fs->s));
-		}
-	}
-	profile_sort_fs(into);
-	return 0;
+	return profile_combine(into, from, true);
 }
 
 struct fs_result *profile_add_fs(struct profile *p, const char *name)

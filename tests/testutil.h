@@ -431,4 +431,33 @@ static inline void testutil_golden(const char *name, const char *text, size_t le
  */
 #define assert_golden(name, text, len) testutil_golden((name), (text), (len), __FILE__, __LINE__)
 
+/* ---- live tests ---------------------------------------------------------- */
+
+/*
+ * Why live tests cannot run here, into `why` ("" when they can): not root,
+ * `bin` not built, or `permscope record` of the access and exec families
+ * failing (its first line of stderr says why).  Makes the scratch directory
+ * first; -1 only when that fails.
+ */
+static inline int live_skip_reason(char *why, size_t len, const char *bin)
+{
+	char out[PATH_MAX], *argv[] = { (char *)permscope_bin(), "record", "-q", "-d", "0.1",
+					"--families", "access,exec", "-o", out, NULL };
+
+	why[0] = 0;
+	if (tmpdir_setup(NULL))
+		return -1;
+	if (geteuid() != 0)
+		snprintf(why, len, "not root: BPF needs CAP_BPF and CAP_PERFMON");
+	else if (access(permscope_bin(), X_OK) || access(bin, X_OK))
+		snprintf(why, len, "%s or %s not built", permscope_bin(), bin);
+	if (why[0])
+		return 0;
+	snprintf(out, sizeof(out), "%s/probe.json", tmpdir);
+	if (run_capture(argv) != 0)
+		snprintf(why, len, "no probe family attaches on this kernel: %.*s",
+			 (int)strcspn(err_text, "\n"), err_text);
+	return 0;
+}
+
 #endif

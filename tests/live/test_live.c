@@ -521,32 +521,10 @@ static void unavailable_families_explain_every_mode(void **state)
 /* Can anything attach here at all?  If not, say why once and skip all. */
 static int probe_environment(void **state)
 {
-	char out[600], *argv[] = { NULL, "record", "-q", "-d", "0.1",
-				   "--families", "access,exec", "-o", out, NULL };
-
 	(void)state;
 	workload_bin = getenv("PERMSCOPE_WORKLOAD") ? getenv("PERMSCOPE_WORKLOAD")
 						    : "build/tests/workload";
-	argv[0] = (char *)permscope_bin();
-	if (tmpdir_setup(state))
-		return -1;
-	if (geteuid() != 0) {
-		snprintf(skip_all, sizeof(skip_all), "not root: BPF needs CAP_BPF and CAP_PERFMON");
-		return 0;
-	}
-	if (access(permscope_bin(), X_OK) || access(workload_bin, X_OK)) {
-		snprintf(skip_all, sizeof(skip_all), "%s or %s not built", permscope_bin(),
-			 workload_bin);
-		return 0;
-	}
-	snprintf(out, sizeof(out), "%s/probe.json", tmpdir);
-	if (run_capture(argv) != 0) {
-		snprintf(skip_all, sizeof(skip_all), "no probe family attaches on this kernel");
-		if (err_text[0]) /* its first line says why */
-			snprintf(skip_all, sizeof(skip_all), "%.*s", (int)strcspn(err_text, "\n"),
-				 err_text);
-	}
-	return 0;
+	return live_skip_reason(skip_all, sizeof(skip_all), workload_bin);
 }
 
 static int cleanup(void **state)
