@@ -211,6 +211,8 @@ int record_run(const struct record_opts *o, struct profile *p)
 	p->filter_pid = o->pid;
 	if (probe.filter_comm)
 		memcpy(p->filter_comm, probe.comm, sizeof(p->filter_comm));
+	if (probe.cgroup)
+		strlcpy_s(p->filter_cgroup, probe.cgroup, sizeof(p->filter_cgroup));
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
 		pr_err("--pid %d: no such process", o->pid);
 		return EXIT_USAGE;
