@@ -72,7 +72,11 @@ fi
 # filter runs in the syscall tracepoint programs, in every mode; each
 # "-out" configuration has a filter that excludes the workload, so it
 # costs that one check and no counting.
+# --cgroup: the workload moved into a cgroup (counted) or left outside it.
 if part access; then
+	grep -q " cgroup2 " /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+	CG=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)/permscope-overhead
+	mkdir -p "$CG"
 	echo "accesses $NA" >> /out/overhead.txt
 	RUN="$W time-access $NA /"
 	measure access-none
@@ -80,5 +84,9 @@ if part access; then
 		measure "access-$mode" --families access --mode $mode
 		measure "access-$mode-pid-out" --families access --mode $mode --pid 1
 		measure "access-$mode-comm-out" --families access --mode $mode --comm no-such-task
+		measure "access-$mode-cgroup-out" --families access --mode $mode --cgroup "$CG"
+		RUN="$W join-cgroup $CG time-access $NA /"
+		measure "access-$mode-cgroup-in" --families access --mode $mode --cgroup "$CG"
+		RUN="$W time-access $NA /"
 	done
 fi
