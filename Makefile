@@ -129,7 +129,9 @@ $(OUT)/static/permscope: $(OBJS) | check-tools
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
 	@echo "built $@ (static)"
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools
+# The bpf headers are named too: the .d file that lists them goes with a
+# deleted .bpf.o, and the skeleton must still follow a changed header.
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools
 	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 	$(LLVM_STRIP) -g $@ # DWARF is not needed at run time; BTF stays
 

@@ -99,28 +99,33 @@ struct {
 } fs_names SEC(".maps");
 
 /*
- * Is this thread counted?  The comm filter is checked every time (exec and
- * prctl change the name); the process filter once per thread, then cached
- * (user space and the fork follower fill `tracked` before a thread runs).
- * With no filter nothing is looked up.
+ * Is this thread counted?  The filters of task_wanted() (bpf/filter.bpf.h),
+ * in its order, but the process filter is asked once per thread and the
+ * answer kept (user space and the fork follower fill `tracked` before a
+ * thread runs): a task-storage lookup instead of a hash lookup.  With no
+ * filter nothing is looked up.
  */
 static __always_inline bool counted(struct lookup_cpu *cpu)
 {
 	struct task_verdict *v;
 
+	if (filter_cgroup && !in_cgroup())
+		return false;
+	if (filter_tasks) {
+		v = bpf_task_storage_get(&verdicts, bpf_get_current_task_btf(), 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!v) {
+			cpu->lost.no_task_storage++;
+			return false;
+		}
+		if (!v->counted)
+			v->counted = task_tracked(bpf_get_current_pid_tgid()) ? 1 : 2;
+		if (v->counted != 1)
+			return false;
+	}
 	if (filter_comm && !comm_matches())
 		return false;
-	if (!filter_tasks)
-		return true;
-	v = bpf_task_storage_get(&verdicts, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!v) {
-		cpu->lost.no_task_storage++;
-		return false;
-	}
-	if (!v->counted)
-		v->counted = task_wanted(bpf_get_current_pid_tgid()) ? 1 : 2;
-	return v->counted == 1;
+	return true;
 }
 
 /*

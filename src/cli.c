@@ -2,11 +2,13 @@
 /* What every command shares: common options, argument parsing, output. */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "commands.h"
 #include "record.h"
 #include "util.h"
@@ -173,7 +175,7 @@ enum attach_mode parse_mode_arg(const char *name, struct argp_state *state)
 
 /* ---- what to record: the options record and report share ------------- */
 
-enum { OPT_FAMILIES = 0x100, OPT_MODE };
+enum { OPT_FAMILIES = 0x100, OPT_MODE, OPT_CGROUP };
 
 static const struct argp_option record_options[] = {
 	{ "duration", 'd', "SECONDS", 0,
@@ -185,6 +187,11 @@ static const struct argp_option record_options[] = {
 	  "works, in that order)", 0 },
 	{ "pid", 'p', "PID", 0, "Count only process PID and its descendants", 0 },
 	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "Count only tasks in the cgroup v2 directory PATH or in a cgroup below it.  "
+	  "A service's is the cgroup2 mount followed by what 'systemctl show -p "
+	  "ControlGroup --value UNIT' prints: /sys/fs/cgroup/system.slice/UNIT.  "
+	  "With --pid, --comm or a command, a task must match them all", 0 },
 	{ 0 },
 };
 
@@ -225,6 +232,15 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		memcpy(o->probe.comm, arg, strlen(arg));
 		o->probe.filter_comm = true;
 		break;
+	case OPT_CGROUP: {
+		char why[2 * PATH_MAX + 256], *path;
+
+		if (cgroup_resolve(arg, "/proc/self/mounts", &path, why, sizeof(why)))
+			argp_error(state, "--cgroup %s: %s", arg, why);
+		free((char *)o->probe.cgroup); /* given twice: the last one counts */
+		o->probe.cgroup = path;
+		break;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

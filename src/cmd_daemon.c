@@ -94,7 +94,7 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (the daemon watches the machine, or "
-			   "what --pid, --comm select; it runs no command)", arg);
+			   "what --pid, --comm, --cgroup select; it runs no command)", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -331,11 +331,7 @@ int cmd_daemon(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, &oldmask);
 	signal(SIGPIPE, SIG_IGN);
 
-	profile_init(&d.base);
-	profile_set_host(&d.base);
-	d.base.filter_pid = c.rec.pid;
-	if (c.rec.probe.filter_comm)
-		memcpy(d.base.filter_comm, c.rec.probe.comm, sizeof(d.base.filter_comm));
+	record_profile_init(&c.rec, &d.base);
 	probe = c.rec.probe;
 	probe.filter_tasks = c.rec.pid != 0;
 	if (c.rec.pid)

@@ -59,6 +59,7 @@ static const struct argp record_cmd_argp = {
 	"  permscope record -d 10                 the whole machine for 10 s\n"
 	"  permscope record -o build.json -- make -j2\n"
 	"  permscope record --families access --pid 1234 -d 5\n"
+	"  permscope record --cgroup /sys/fs/cgroup/system.slice/nginx.service -d 60\n"
 	"  permscope report build.json            read it back\n",
 	record_cmd_children, 0, 0,
 };

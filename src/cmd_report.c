@@ -100,7 +100,8 @@ int cmd_report(int argc, char **argv)
 
 	if (c.input) {
 		if (memcmp(&c.rec, &defaults, sizeof(defaults))) {
-			pr_err("recording options (-d, --families, --mode, --pid, --comm) need no FILE");
+			pr_err("recording options (-d, --families, --mode, --pid, --comm, --cgroup) need "
+			       "no FILE");
 			return EXIT_USAGE;
 		}
 		if (profile_read(c.input, &p, err, sizeof(err))) {

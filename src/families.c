@@ -55,6 +55,7 @@ struct family_ops {
 	int (*attach)(void *skel);
 	void (*destroy)(void *skel);
 	struct bpf_map *(*tracked)(void *skel);
+	struct bpf_map *(*cgroup_wanted)(void *skel);
 	struct bpf_map *(*stats)(void *skel);
 	/* A per-fs family's own; the others' one per-CPU stats entry is read generically. */
 	int (*collect)(void *skel, struct profile *p);
@@ -75,6 +76,7 @@ struct family {
 #define SET_FILTER(skel, o) do {                                                  \
 	(skel)->rodata->filter_tasks = (o)->filter_tasks;                         \
 	(skel)->rodata->filter_comm = (o)->filter_comm;                           \
+	(skel)->rodata->filter_cgroup = (o)->cgroup != NULL;                      \
 	memcpy((void *)(skel)->rodata->comm_wanted, (o)->comm, sizeof((o)->comm)); \
 } while (0)
 
@@ -258,7 +260,9 @@ static int lookup_collect(void *s, struct profile *p)
 	static int x##_attach(void *s) { return x##_bpf__attach(s); }                      \
 	static void x##_destroy(void *s) { x##_bpf__destroy(s); }                          \
 	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; } \
-	static struct bpf_object_skeleton *x##_skeleton(void *s) { return ((struct x##_bpf *)s)->skeleton; }
+	static struct bpf_object_skeleton *x##_skeleton(void *s) { return ((struct x##_bpf *)s)->skeleton; } \
+	static struct bpf_map *x##_cgroup_wanted(void *s)                                  \
+	{ return ((struct x##_bpf *)s)->maps.cgroup_wanted; }
 /* The families with one per-CPU stats entry, read generically. */
 #define STATS_GLUE(x) \
 	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
@@ -272,7 +276,8 @@ STATS_GLUE(exec)
 #define OPS(x, ...) {                                                    \
 	.open = x##_open, .object = x##_object, .configure = x##_configure,   \
 	.load = x##_load, .attach = x##_attach, .destroy = x##_destroy,       \
-	.tracked = x##_tracked, .skeleton = x##_skeleton, __VA_ARGS__          \
+	.tracked = x##_tracked, .skeleton = x##_skeleton,                      \
+	.cgroup_wanted = x##_cgroup_wanted, __VA_ARGS__                          \
 }
 
 /* The modes each family can attach in are the schema's. */
@@ -363,6 +368,33 @@ static void failing_program(char *buf, size_t len)
 		snprintf(buf, len, " %.*s", (int)(q - p - 6), p + 6);
 }
 
+/*
+ * --cgroup: the directory's fd into the loaded object's cgroup_wanted[0],
+ * before anything attaches.  The map keeps its own reference to the
+ * cgroup, so the fd is closed at once.  The kernel refuses an fd that is
+ * no cgroup with EBADF.
+ */
+static int set_cgroup(struct bpf_map *map, const char *path, char *why, size_t len)
+{
+	__u32 key = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, len, "load: cannot open --cgroup %s: %s", path, strerror(-err));
+		return err;
+	}
+	if (bpf_map__update_elem(map, &key, sizeof(key), &fd, sizeof(fd), BPF_ANY)) {
+		err = -errno;
+		snprintf(why, len, "load: cannot set the cgroup filter to %s: %s%s", path,
+			 strerrorname_np(-err) ? strerrorname_np(-err) : strerror(-err),
+			 err == -EBADF ? " (the kernel says it is no cgroup)" : "");
+	}
+	close(fd);
+	return err;
+}
+
 static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 		      enum attach_mode m, struct attach_attempt *t)
 {
@@ -402,6 +434,9 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 			goto fail_why;
 		}
 	}
+	if (o->cgroup && (err = -set_cgroup(ops->cgroup_wanted(skel), o->cgroup, t->why,
+					      sizeof(t->why))))
+		goto fail_why;
 	stage = "attach";
 	err = -ops->attach(skel);
 	if (err)

@@ -17,6 +17,11 @@ struct probe_opts {
 	bool filter_tasks;          /* count only tracked processes (--pid, -- CMD) */
 	bool filter_comm;
 	char comm[16];
+	/*
+	 * --cgroup: a cgroup v2 directory, absolute (cgroup_resolve() made
+	 * it); each family opens it and puts it in its filter.  NULL: none.
+	 */
+	const char *cgroup;
 	const char *kallsyms;       /* path, normally /proc/kallsyms */
 	/*
 	 * Processes counted from the start (--pid, the recorded command): in

@@ -331,7 +331,7 @@ char *profile_to_json(const struct profile *p)
 	}
 	format_utc_ns(p->start_ns, start, sizeof(start));
 	format_utc_ns(p->end_ns, end, sizeof(end));
-	root = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:o,s:{s:o,s:o},s:s,s:s,"
+	root = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:o,s:{s:o,s:o,s:o},s:s,s:s,"
 			 "s:{s:s,s:s},s:o}",
 		"format", PROFILE_FORMAT,
 		"tool", p->tool_version,
@@ -341,6 +341,7 @@ char *profile_to_json(const struct profile *p)
 		"workload", workload,
 		"filter", "pid", p->filter_pid ? json_integer(p->filter_pid) : json_null(),
 			"comm", p->filter_comm[0] ? json_string(p->filter_comm) : json_null(),
+			"cgroup", p->filter_cgroup[0] ? json_string(p->filter_cgroup) : json_null(),
 		"start", start, "end", end,
 		"histograms", "unit", "ns",
 			"buckets", "log2: [0, 2), then [2^i, 2^(i+1)); the last has no upper bound",
@@ -828,6 +829,12 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 		v = json_object_get(filter, "comm");
 		if (json_is_string(v))
 			strlcpy_s(p->filter_comm, json_string_value(v), sizeof(p->filter_comm));
+		/* written since --cgroup exists: an older profile has none */
+		v = json_object_get(filter, "cgroup");
+		if (json_is_string(v) && json_string_length(v) >= sizeof(p->filter_cgroup))
+			fail(&r, "filter.cgroup: longer than %zu bytes", sizeof(p->filter_cgroup) - 1);
+		else if (json_is_string(v))
+			strlcpy_s(p->filter_cgroup, json_string_value(v), sizeof(p->filter_cgroup));
 	}
 	member_str(&r, root, "", "start", start, sizeof(start));
 	member_str(&r, root, "", "end", end, sizeof(end));

@@ -73,6 +73,7 @@ struct profile {
 	int exit_status;  /* exit status, 128 + signal if killed; -1: none, or stopped by us */
 	int filter_pid;   /* 0: none */
 	char filter_comm[16];
+	char filter_cgroup[4096]; /* --cgroup's directory, absolute; "" for none */
 
 	uint64_t start_ns, end_ns; /* CLOCK_REALTIME */
 

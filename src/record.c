@@ -253,6 +253,17 @@ void recorder_describe(const struct profile *p, char *line, size_t size)
 	}
 }
 
+void record_profile_init(const struct record_opts *o, struct profile *p)
+{
+	profile_init(p);
+	profile_set_host(p);
+	p->filter_pid = o->pid;
+	if (o->probe.filter_comm)
+		memcpy(p->filter_comm, o->probe.comm, sizeof(p->filter_comm));
+	if (o->probe.cgroup)
+		strlcpy_s(p->filter_cgroup, o->probe.cgroup, sizeof(p->filter_cgroup));
+}
+
 int record_run(const struct record_opts *o, struct profile *p)
 {
 	struct recorder rec = { .attached = 0 };
@@ -261,11 +272,7 @@ int record_run(const struct record_opts *o, struct profile *p)
 	sigset_t set, oldmask;
 	int ret = EXIT_OK, err;
 
-	profile_init(p);
-	profile_set_host(p);
-	p->filter_pid = o->pid;
-	if (probe.filter_comm)
-		memcpy(p->filter_comm, probe.comm, sizeof(p->filter_comm));
+	record_profile_init(o, p);
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
 		pr_err("--pid %d: no such process", o->pid);
 		return EXIT_USAGE;

@@ -15,6 +15,9 @@ struct record_opts {
 
 void record_opts_init(struct record_opts *o);
 
+/* A new profile of this host, with the filters of `o` (--pid, --comm, --cgroup). */
+void record_profile_init(const struct record_opts *o, struct profile *p);
+
 /* Record into `p` (initialised here).  Returns an exit status. */
 int record_run(const struct record_opts *o, struct profile *p);
 

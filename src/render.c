@@ -145,6 +145,8 @@ static void header_text(FILE *out, const struct profile *p)
 	}
 	if (p->filter_comm[0])
 		fprintf(out, "only tasks named '%s'\n", p->filter_comm);
+	if (p->filter_cgroup[0])
+		fprintf(out, "only tasks in cgroup %s and below\n", p->filter_cgroup);
 }
 
 /* "  MEANING: VALUE" for the rows flagged ROW_TEXT; "errno: ..." for ERRNOS. */

@@ -26,6 +26,7 @@
 
 #include "testutil.h"
 
+#include "cgroup.h"
 #include "profile.h"
 
 static const char *workload_bin;
@@ -294,7 +295,7 @@ struct caller {
 	int go;
 };
 
-static struct caller access_caller(const char *comm, int n)
+static struct caller access_caller_in(const char *cgroup, const char *comm, int n)
 {
 	struct caller c;
 	int fds[2];
@@ -304,10 +305,22 @@ static struct caller access_caller(const char *comm, int n)
 	c.pid = fork();
 	assert_true(c.pid >= 0);
 	if (c.pid == 0) {
+		char procs[PATH_MAX], pid[16];
+		int fd, len;
+
 		close(fds[1]);
 		prctl(PR_SET_NAME, comm);
 		if (read(fds[0], &byte, 1) != 1)
 			_exit(1);
+		/* into the cgroup first, by writing our pid to its cgroup.procs */
+		if (cgroup) {
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup);
+			len = snprintf(pid, sizeof(pid), "%d", getpid());
+			fd = open(procs, O_WRONLY | O_CLOEXEC);
+			if (fd < 0 || write(fd, pid, len) != len)
+				_exit(2);
+			close(fd);
+		}
 		for (int i = 0; i < n; i++)
 			access("/", R_OK);
 		_exit(0);
@@ -315,6 +328,12 @@ static struct caller access_caller(const char *comm, int n)
 	close(fds[0]);
 	c.go = fds[1];
 	return c;
+}
+
+/* ... in this test's own cgroup, where it was started. */
+static struct caller access_caller(const char *comm, int n)
+{
+	return access_caller_in(NULL, comm, n);
 }
 
 static void caller_run(struct caller *c)
@@ -413,6 +432,112 @@ static void comm_filter_counts_exactly_tasks_of_that_name(void **state)
 	print_access(&p);
 	assert_string_equal(p.filter_comm, "ps-wanted");
 	assert_int_equal(access_calls(&p), 250);
+	profile_free(&p);
+}
+
+/*
+ * The cgroups of the --cgroup tests, under the cgroup2 mount: WANTED,
+ * WANTED/inner below it, and a sibling whose name WANTED is a prefix of.
+ */
+static char cg_wanted[PATH_MAX + 32], cg_inner[PATH_MAX + 40], cg_sibling[PATH_MAX + 40];
+
+static void cgroups_remove(void)
+{
+	/* children first; a cgroup whose processes have all exited can go */
+	if (cg_inner[0])
+		rmdir(cg_inner);
+	if (cg_wanted[0])
+		rmdir(cg_wanted);
+	if (cg_sibling[0])
+		rmdir(cg_sibling);
+}
+
+/* Make the three cgroups, or say why they cannot be made here and skip. */
+static void cgroups_make(void)
+{
+	char mnt[PATH_MAX];
+	int err;
+
+	if ((err = cgroup2_mount("/proc/self/mounts", mnt, sizeof(mnt)))) {
+		print_message("skipped: %s\n", err == -ENOENT ? "no cgroup2 filesystem is mounted "
+			      "here" : strerror(-err));
+		skip();
+	}
+	snprintf(cg_wanted, sizeof(cg_wanted), "%s/permscope-live-%d", mnt, getpid());
+	snprintf(cg_inner, sizeof(cg_inner), "%s/inner", cg_wanted);
+	snprintf(cg_sibling, sizeof(cg_sibling), "%s-sibling", cg_wanted);
+	if (mkdir(cg_wanted, 0755) || mkdir(cg_inner, 0755) || mkdir(cg_sibling, 0755)) {
+		err = errno;
+		cgroups_remove();
+		print_message("skipped: cannot make a cgroup under %s: %s\n", mnt, strerror(err));
+		skip();
+	}
+}
+
+/*
+ * --cgroup: exactly the calls made in the cgroup and in the one below it,
+ * by processes that moved there after the recording started; none of a
+ * busier process outside, nor of one in a sibling cgroup of a longer name.
+ */
+static void cgroup_filter_counts_exactly_tasks_in_that_cgroup_and_below(void **state)
+{
+	struct caller in, nested, noise, sibling;
+	char out[600], *argv[] = { NULL, "record", "-d", "60", "--families", "access",
+				   "--cgroup", cg_wanted, "-o", out, NULL };
+	struct profile p;
+	pid_t rec;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	cgroups_make();
+	argv[0] = (char *)permscope_bin();
+	snprintf(out, sizeof(out), "%s/cgroup.json", tmpdir);
+	in = access_caller_in(cg_wanted, "ps-in", 200);
+	nested = access_caller_in(cg_inner, "ps-nested", 50);
+	noise = access_caller("ps-noise", 3000);
+	sibling = access_caller_in(cg_sibling, "ps-sibling", 700);
+	rec = start_recording("cgroup", argv);
+	caller_run(&in);
+	caller_run(&noise);
+	caller_run(&nested);
+	caller_run(&sibling);
+	stop_recording(rec, out, &p);
+	cgroups_remove();
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_string_equal(p.filter_cgroup, cg_wanted);
+	assert_int_equal(access_calls(&p), 250);
+	profile_free(&p);
+}
+
+/* --cgroup with --comm: a task must be in the cgroup and have the name. */
+static void cgroup_and_comm_filters_must_both_match(void **state)
+{
+	struct caller both, in_only, name_only;
+	char out[600], *argv[] = { NULL, "record", "-d", "60", "--families", "access",
+				   "--cgroup", cg_wanted, "--comm", "ps-both", "-o", out, NULL };
+	struct profile p;
+	pid_t rec;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	cgroups_make();
+	argv[0] = (char *)permscope_bin();
+	snprintf(out, sizeof(out), "%s/cgroup-comm.json", tmpdir);
+	both = access_caller_in(cg_inner, "ps-both", 120);
+	in_only = access_caller_in(cg_wanted, "ps-other", 500);
+	name_only = access_caller("ps-both", 700);
+	rec = start_recording("cgroup-comm", argv);
+	caller_run(&in_only);
+	caller_run(&both);
+	caller_run(&name_only);
+	stop_recording(rec, out, &p);
+	cgroups_remove();
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	assert_string_equal(p.filter_comm, "ps-both");
+	assert_string_equal(p.filter_cgroup, cg_wanted);
+	assert_int_equal(access_calls(&p), 120);
 	profile_free(&p);
 }
 
@@ -534,6 +659,7 @@ static int cleanup(void **state)
 	(void)state;
 	snprintf(shm, sizeof(shm), "/dev/shm/permscope-live-%d", getpid());
 	remove_tree(shm);
+	cgroups_remove(); /* left by a test that failed half-way */
 	tmpdir_teardown(state);
 	return 0;
 }
@@ -550,6 +676,8 @@ int main(void)
 		cmocka_unit_test(sigterm_stops_a_recording_and_keeps_the_profile),
 		cmocka_unit_test(pid_filter_counts_exactly_that_process),
 		cmocka_unit_test(comm_filter_counts_exactly_tasks_of_that_name),
+		cmocka_unit_test(cgroup_filter_counts_exactly_tasks_in_that_cgroup_and_below),
+		cmocka_unit_test(cgroup_and_comm_filters_must_both_match),
 		cmocka_unit_test(command_killed_by_a_signal_is_told_apart),
 		cmocka_unit_test(duration_stops_a_longer_command),
 		cmocka_unit_test(lookup_counts_directory_checks_on_tmpfs),

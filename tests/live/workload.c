@@ -22,6 +22,10 @@
  *   workload busy S PATH       stat(PATH) and open+close it for S seconds
  *   workload time-stat N PATH  N x stat(PATH), then print the ns they took
  *                              (under QEMU -icount: guest instructions)
+ *   workload time-access N PATH  N x access(PATH, R_OK), then the ns they took
+ *   workload join-cgroup DIR WORKLOAD...  move into the cgroup v2 directory DIR
+ *                              (its cgroup.procs), then run WORKLOAD as above:
+ *                              no call of WORKLOAD's is made outside DIR
  *
  * Exits 0 when every call behaved as expected, 1 otherwise.
  */
@@ -187,13 +191,14 @@ static int run_on_path(const char *what, long n, const char *path)
 			}
 		return chmod(path, 0755) ? 1 : 0;
 	}
-	if (!strcmp(what, "time-stat")) {
+	if (!strcmp(what, "time-stat") || !strcmp(what, "time-access")) {
+		bool use_stat = !strcmp(what, "time-stat");
 		struct timespec a, b;
 
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		for (long i = 0; i < n; i++)
-			if (stat(path, &st)) {
-				perror("workload: stat");
+			if (use_stat ? stat(path, &st) : access(path, R_OK)) {
+				perror(use_stat ? "workload: stat" : "workload: access");
 				return 1;
 			}
 		clock_gettime(CLOCK_MONOTONIC, &b);
@@ -222,11 +227,37 @@ static int run_on_path(const char *what, long n, const char *path)
 	return 2;
 }
 
+/* Write our pid to DIR/cgroup.procs: from then on we are in cgroup DIR. */
+static int join_cgroup(const char *dir)
+{
+	char path[4096], pid[16];
+	int fd, len, ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	len = snprintf(pid, sizeof(pid), "%d", getpid());
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	ok = write(fd, pid, len) == len;
+	if (!ok)
+		perror(path);
+	close(fd);
+	return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
 	long n;
 
+	if (argc >= 4 && !strcmp(argv[1], "join-cgroup")) {
+		if (join_cgroup(argv[2]))
+			return 1;
+		argv[2] = argv[0];
+		return main(argc - 2, argv + 2);
+	}
 	if (argc == 3 && !strcmp(argv[1], "setacl"))
 		return set_allowing_acl(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "exec-path")) {
@@ -235,7 +266,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && (!strcmp(argv[1], "chdir") || !strcmp(argv[1], "access-x") ||
 			  !strcmp(argv[1], "denied") || !strcmp(argv[1], "chmod-loop") ||
-			  !strcmp(argv[1], "busy") || !strcmp(argv[1], "time-stat"))) {
+			  !strcmp(argv[1], "busy") || !strcmp(argv[1], "time-stat") ||
+			  !strcmp(argv[1], "time-access"))) {
 		n = strtol(argv[2], &end, 10);
 		return *end || n < 0 ? 2 : run_on_path(argv[1], n, argv[3]);
 	}
@@ -253,7 +285,8 @@ int main(int argc, char **argv)
 	if (argc != 3 || (n = strtol(argv[2], &end, 10)) < 0 || *end) {
 		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing|exec-existing N\n"
 				"       workload stat N PATH | exec-path N NAME | setacl PATH\n"
-				"       workload chdir|access-x|denied|chmod-loop N PATH | busy SECONDS PATH\n");
+				"       workload chdir|access-x|denied|chmod-loop N PATH | busy SECONDS PATH\n"
+				"       workload time-stat|time-access N PATH | join-cgroup DIR WORKLOAD...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "access"))

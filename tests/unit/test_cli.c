@@ -176,6 +176,29 @@ static void a_state_dir_without_snapshots_is_bad_input(void **state)
 	assert_contains(err_text, "a directory without snapshots");
 }
 
+/* --cgroup takes a cgroup v2 directory; anything else is bad input, said before loading. */
+static void a_cgroup_that_is_no_cgroup_v2_directory_is_bad_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("record", "--cgroup", "/nonexistent-permscope-cgroup", "-d", "1",
+				   NULL), 2);
+	assert_contains(err_text, "permscope record: --cgroup /nonexistent-permscope-cgroup: no "
+			"such directory");
+	assert_int_equal(permscope("record", "--cgroup", "/proc", "-d", "1", NULL), 2);
+	assert_contains(err_text, "--cgroup /proc: not a cgroup v2 directory");
+	assert_int_equal(permscope("record", "--cgroup", "/proc/self/status", "-d", "1", NULL), 2);
+	assert_contains(err_text, "--cgroup /proc/self/status: not a directory");
+	assert_int_equal(permscope("record", "--cgroup", "", "-d", "1", NULL), 2);
+	assert_contains(err_text, "an empty path (expected a cgroup v2 directory)");
+	/* report takes the recording options too */
+	assert_int_equal(permscope("report", "--cgroup", "/proc", NULL), 2);
+	assert_contains(err_text, "permscope report: --cgroup /proc: not a cgroup v2 directory");
+	/* and --help teaches where a service's cgroup is */
+	assert_int_equal(permscope("record", "--help", NULL), 0);
+	assert_contains(out_text, "--cgroup=PATH");
+	assert_contains(out_text, "systemctl show -p");
+}
+
 /* check tries families and modes: it neither lists nor takes record's other options. */
 static void check_takes_only_families_and_mode(void **state)
 {
@@ -187,6 +210,7 @@ static void check_takes_only_families_and_mode(void **state)
 	assert_not_contains(out_text, "--duration");
 	assert_not_contains(out_text, "--pid");
 	assert_not_contains(out_text, "--comm");
+	assert_not_contains(out_text, "--cgroup");
 	assert_not_contains(out_text, "ignored");
 	assert_int_equal(permscope("check", "-d", "3", NULL), 2);
 	assert_contains(err_text, "invalid option -- 'd'");
@@ -371,6 +395,7 @@ int main(void)
 		cmocka_unit_test(each_command_takes_only_the_common_options_that_mean_something_to_it),
 		cmocka_unit_test(no_command_or_an_unknown_one_is_bad_usage),
 		cmocka_unit_test(bad_record_options_are_bad_usage),
+		cmocka_unit_test(a_cgroup_that_is_no_cgroup_v2_directory_is_bad_usage),
 		cmocka_unit_test(check_takes_only_families_and_mode),
 		cmocka_unit_test(recording_a_process_that_does_not_exist_is_bad_input),
 		cmocka_unit_test(unreadable_or_malformed_profiles_exit_2),

@@ -91,6 +91,7 @@ static void build_full_profile(struct profile *p)
 	p->exit_status = 3;
 	p->filter_pid = 4242;
 	strcpy(p->filter_comm, "make");
+	strcpy(p->filter_cgroup, "/sys/fs/cgroup/system.slice/build.service");
 	p->start_ns = T0_NS;
 	p->end_ns = T0_NS + 4250000001ULL;
 
@@ -196,6 +197,7 @@ static void assert_profiles_equal(const struct profile *want, const struct profi
 	assert_int_equal(got->exit_status, want->exit_status);
 	assert_int_equal(got->filter_pid, want->filter_pid);
 	assert_string_equal(got->filter_comm, want->filter_comm);
+	assert_string_equal(got->filter_cgroup, want->filter_cgroup);
 	assert_int_equal(got->start_ns, want->start_ns);
 	assert_int_equal(got->end_ns, want->end_ns);
 
@@ -504,6 +506,57 @@ static void malformed_profiles_are_refused_with_a_precise_message(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* filter.cgroup: older profiles have no such key; a path too long is refused. */
+static void filter_cgroup_is_optional_and_bounded(void **state)
+{
+	struct profile p;
+	json_t *root, *filter;
+	char *valid, *text, *longpath, err[512] = "";
+
+	(void)state;
+	build_full_profile(&p);
+	valid = profile_to_json(&p);
+	profile_free(&p);
+	root = json_loads(valid, 0, NULL);
+	assert_non_null(root);
+	filter = json_object_get(root, "filter");
+	assert_string_equal(json_string_value(json_object_get(filter, "cgroup")),
+			    "/sys/fs/cgroup/system.slice/build.service");
+
+	/* written before --cgroup existed: no key, no cgroup filter */
+	assert_int_equal(json_object_del(filter, "cgroup"), 0);
+	text = json_dumps(root, 0);
+	if (profile_from_json(text, &p, err, sizeof(err)))
+		fail_msg("a profile without filter.cgroup: %s", err);
+	assert_string_equal(p.filter_cgroup, "");
+	assert_string_equal(p.filter_comm, "make");
+	profile_free(&p);
+	free(text);
+
+	/* null is none too */
+	json_object_set_new(filter, "cgroup", json_null());
+	text = json_dumps(root, 0);
+	assert_int_equal(profile_from_json(text, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.filter_cgroup, "");
+	profile_free(&p);
+	free(text);
+
+	/* longer than the profile keeps: refused, never cut to another path */
+	longpath = malloc(sizeof(p.filter_cgroup) + 1);
+	assert_non_null(longpath);
+	memset(longpath, 'a', sizeof(p.filter_cgroup));
+	longpath[0] = '/';
+	longpath[sizeof(p.filter_cgroup)] = 0;
+	json_object_set_new(filter, "cgroup", json_string(longpath));
+	text = json_dumps(root, 0);
+	assert_int_equal(profile_from_json(text, &p, err, sizeof(err)), -1);
+	assert_contains(err, "filter.cgroup: longer than 4095 bytes");
+	free(text);
+	free(longpath);
+	json_decref(root);
+	free(valid);
+}
+
 /*
  * Two buckets with the same [lo, hi) could add up to the count while the
  * slot kept only one of them: the reader refuses a repeated bucket.
@@ -667,6 +720,7 @@ int main(void)
 		cmocka_unit_test(histogram_buckets_are_written_as_log2_ranges),
 		cmocka_unit_test(errno_without_a_glibc_name_keeps_its_own_count),
 		cmocka_unit_test(malformed_profiles_are_refused_with_a_precise_message),
+		cmocka_unit_test(filter_cgroup_is_optional_and_bounded),
 		cmocka_unit_test(duplicate_latency_bucket_is_refused),
 		cmocka_unit_test_setup_teardown(written_profile_reads_back_with_mode_0644_and_no_temp_file,
 						tmpdir_setup, tmpdir_teardown),

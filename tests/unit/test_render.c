@@ -354,6 +354,27 @@ static void text_lists_busiest_filesystem_first_with_its_main_reason(void **stat
 	profile_free(&p);
 }
 
+/* The header names every filter the recording had, each on its own line. */
+static void header_names_the_filters(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	load_sample(&p);
+	assert_string_equal(p.filter_cgroup, ""); /* the sample predates --cgroup */
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_not_contains(text, "only tasks");
+	free(text);
+	strcpy(p.filter_comm, "cc1");
+	strcpy(p.filter_cgroup, "/sys/fs/cgroup/system.slice/build.service");
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_contains(text, "(exit 0)\nonly tasks named 'cc1'\n"
+			"only tasks in cgroup /sys/fs/cgroup/system.slice/build.service and below\n\n");
+	free(text);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +390,7 @@ int main(void)
 		cmocka_unit_test(csv_has_a_header_and_four_fields_a_row),
 		cmocka_unit_test(csv_quotes_a_field_with_a_comma_or_a_quote),
 		cmocka_unit_test(text_lists_busiest_filesystem_first_with_its_main_reason),
+		cmocka_unit_test(header_names_the_filters),
 	};
 
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);

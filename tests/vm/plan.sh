@@ -98,6 +98,40 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	done
 fi
 
+# --cgroup: a workload that moves itself into a cgroup v2 directory, one
+# that moves into a cgroup below it, and the same workload, busier, left
+# outside both, recorded with --cgroup in every mode (lookup: fentry and
+# kprobe; access: all three).  The guest mounts cgroup2 if nothing has.
+cgrec() { # cgrec NAME FAMILY MODE COMMAND: record --cgroup $CG while COMMAND runs
+	rm -f /tmp/cg.err
+	$P record --families "$2" --mode "$3" --cgroup "$CG" -d 60 -o "/out/$1.json" \
+		> /dev/null 2> /tmp/cg.err &
+	rec_pid=$!
+	wait_recording /tmp/cg.err
+	/bin/sh -c "$4"
+	kill -INT $rec_pid
+	wait $rec_pid || { echo "permscope-vm: $1 recording failed:"; cat /tmp/cg.err; }
+}
+if ! grep -q " cgroup2 " /proc/mounts && ! mount -t cgroup2 none /sys/fs/cgroup; then
+	echo "permscope-vm: no cgroup2 here, the --cgroup cases are not run"
+else
+	CG=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)/permscope-vm
+	mkdir -p "$CG/inner"
+	if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
+		F=/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
+		for mode in fentry kprobe; do
+			cgrec "cgroup-lookup-$mode" lookup $mode "$W join-cgroup $CG stat 1000 $F &&
+				$W join-cgroup $CG/inner stat 500 $F && $W stat 3000 $F"
+		done
+	fi
+	if want access; then
+		for mode in $MODES; do
+			cgrec "cgroup-access-$mode" access $mode "$W join-cgroup $CG access 300 &&
+				$W join-cgroup $CG/inner access 200 && $W access 2000"
+		done
+	fi
+fi
+
 # All three families at once, twice, so gate's default rules have a whole
 # kernel to judge and two runs of it to compare.
 if want lookup && want access && want exec && grep -q " /mnt/tmpfs " /proc/mounts; then

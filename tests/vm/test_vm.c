@@ -520,6 +520,84 @@ static void trixie_6_12_lookup_holds_under_concurrency_and_mid_flight_attach(voi
 	check_lookup_stress(TRIXIE, false);
 }
 
+/* ---- --cgroup (tests/vm/plan.sh) ---------------------------------------- */
+
+/* Whether the plan ran the --cgroup cases on kernel k; if not, why, and skip. */
+static void need_cgroup_cases(int k)
+{
+	char path[700], *log;
+
+	snprintf(path, sizeof(path), "%s/plan.log", results[k]);
+	log = slurp(path, NULL);
+	if (log && strstr(log, "no cgroup2 here")) {
+		print_message("skipped: the %s guest has no cgroup2 (see %s)\n", kernels[k], path);
+		free(log);
+		skip();
+	}
+	free(log);
+}
+
+/*
+ * --cgroup in every mode on every kernel: the calls of the processes that
+ * moved into the cgroup and into the one below it, exactly, none of the
+ * busier process outside.  In lookup's fentry and kprobe programs and in
+ * access's tracepoint programs alike, so the verifier took the helper
+ * (bpf_current_task_under_cgroup) in each program type.
+ */
+static void cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode(void **state)
+{
+	(void)state;
+	for (int k = 0; k < KERNELS; k++) {
+		NEED(k);
+		need_cgroup_cases(k);
+		for (int m = 0; m < 3; m++) {
+			struct profile p;
+			char name[64];
+
+			snprintf(name, sizeof(name), "cgroup-access-%s", modes[m]);
+			load(k, name, &p);
+			assert_int_equal(p.fam[FAMILY_ACCESS].status, FAMILY_OK);
+			assert_string_equal(mode_name(p.fam[FAMILY_ACCESS].mode), modes[m]);
+			assert_string_equal(p.filter_cgroup, "/sys/fs/cgroup/permscope-vm");
+			/* 300 in the cgroup, 200 below it; not the 2000 outside */
+			assert_int_equal(sum(p.access.calls, ACCESS_OUTCOMES), 500);
+			profile_free(&p);
+		}
+		for (int m = 0; m < 2; m++) {
+			struct profile p;
+			const struct fs_result *t;
+			char name[64];
+			__u64 lost;
+
+			snprintf(name, sizeof(name), "cgroup-lookup-%s", stress_modes[m]);
+			load(k, name, &p);
+			assert_int_equal(p.fam[FAMILY_LOOKUP].status, FAMILY_OK);
+			assert_string_equal(mode_name(p.fam[FAMILY_LOOKUP].mode), stress_modes[m]);
+			assert_true(p.fam[FAMILY_LOOKUP].lost_known);
+			t = fs_of(&p, "tmpfs");
+			lost = checks_lost(&p);
+			print_message("  %s %s: tmpfs checks %llu, lost %llu\n", kernels[k], name,
+				      (unsigned long long)t->s.checks, (unsigned long long)lost);
+			/*
+			 * 8 tmpfs checks a stat (and 2 on the root fs, / and /mnt),
+			 * 1000 stats in the cgroup and 500 below it; not the 3000
+			 * outside, nor the shell's around them.  Exact unless a run
+			 * of the program was missed (fentry on a preemptible
+			 * kernel), which the profile then reports as lost.
+			 */
+			if (!lost) {
+				assert_int_equal(t->s.checks, 8 * 1500);
+				assert_int_equal(all_checks(&p), 10 * 1500);
+			}
+			assert_true(t->s.checks <= 8 * 1500);
+			assert_true(t->s.checks + lost >= 8 * 1500);
+			if (!strcmp(stress_modes[m], "kprobe"))
+				assert_int_equal(lost, 0);
+			profile_free(&p);
+		}
+	}
+}
+
 /*
  * permscope gate on what the kernels recorded (docs/gate-rules.md).  Each
  * VM profile holds one family, so each family is gated on its own pair of
@@ -842,6 +920,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(bookworm_6_1_lookup_holds_under_concurrency_and_mid_flight_attach),
 		cmocka_unit_test(trixie_6_12_lookup_holds_under_concurrency_and_mid_flight_attach),
 		cmocka_unit_test(sid_lookup_holds_under_concurrency_and_mid_flight_attach),
+		cmocka_unit_test(cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode),
 		cmocka_unit_test(gate_passes_sid_against_bookworm_on_the_fast_path_rules),
 		cmocka_unit_test(gate_fails_bookworm_against_sid_naming_the_lost_fast_paths),
 		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
