@@ -27,6 +27,14 @@ struct {
 	__type(value, __u8);
 } tracked SEC(".maps");
 
+/*
+ * New processes of tracked ones that found `tracked` full: none of their
+ * calls is counted, so user space reports them as lost ("tracked_full").
+ * Only forks pay for it, never a probed call.
+ */
+__u64 tracked_full = 0;
+#define E2BIG_ 7 /* a full hash map refuses a new key with -E2BIG */
+
 /* --cgroup: user space puts an fd of the cgroup v2 directory here after load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
@@ -116,8 +124,9 @@ int track_fork(struct bpf_raw_tracepoint_args *ctx)
 	/* A new thread shares its tgid, tracked already: only processes go in. */
 	if (pid != (__u32)BPF_CORE_READ(child, tgid))
 		return 0;
-	if (bpf_map_lookup_elem(&tracked, &parent))
-		bpf_map_update_elem(&tracked, &pid, &one, BPF_NOEXIST);
+	if (bpf_map_lookup_elem(&tracked, &parent) &&
+	    bpf_map_update_elem(&tracked, &pid, &one, BPF_NOEXIST) == -E2BIG_)
+		__sync_fetch_and_add(&tracked_full, 1);
 	return 0;
 }
 

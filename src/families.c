@@ -62,10 +62,12 @@ struct family_ops {
 	/* Optional: once attached, before counting starts; -errno with `why` filled. */
 	int (*after_attach)(void *skel, char *why, size_t len);
 	struct bpf_object_skeleton *(*skeleton)(void *skel);
+	__u64 (*tracked_full)(void *skel); /* processes the fork follower had no room for */
 };
 
 struct family {
 	enum family_id id;
+	bool follows_forks; /* --pid, -- CMD: the `tracked` table can fill */
 	const struct family_ops *ops;
 	void *skel;
 };
@@ -262,7 +264,8 @@ static int lookup_collect(void *s, struct profile *p)
 	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; } \
 	static struct bpf_object_skeleton *x##_skeleton(void *s) { return ((struct x##_bpf *)s)->skeleton; } \
 	static struct bpf_map *x##_cgroup_wanted(void *s)                                  \
-	{ return ((struct x##_bpf *)s)->maps.cgroup_wanted; }
+	{ return ((struct x##_bpf *)s)->maps.cgroup_wanted; }                               \
+	static __u64 x##_tracked_full(void *s) { return ((struct x##_bpf *)s)->bss->tracked_full; }
 /* The families with one per-CPU stats entry, read generically. */
 #define STATS_GLUE(x) \
 	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
@@ -277,7 +280,8 @@ STATS_GLUE(exec)
 	.open = x##_open, .object = x##_object, .configure = x##_configure,   \
 	.load = x##_load, .attach = x##_attach, .destroy = x##_destroy,       \
 	.tracked = x##_tracked, .skeleton = x##_skeleton,                      \
-	.cgroup_wanted = x##_cgroup_wanted, __VA_ARGS__                          \
+	.cgroup_wanted = x##_cgroup_wanted, .tracked_full = x##_tracked_full,   \
+	__VA_ARGS__                                                            \
 }
 
 /* The modes each family can attach in are the schema's. */
@@ -417,6 +421,9 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 	bpf_object__for_each_program(prog, ops->object(skel))
 		bpf_program__set_autoload(prog, program_wanted(bpf_program__name(prog), m,
 							       o->filter_tasks));
+	/* For the test that fills it: a table of 8192 processes takes 8192 to fill. */
+	if (getenv("PERMSCOPE_TRACKED_ENTRIES"))
+		bpf_map__set_max_entries(ops->tracked(skel), atoi(getenv("PERMSCOPE_TRACKED_ENTRIES")));
 	stage = "load";
 	err = -ops->load(skel);
 	if (err)
@@ -496,6 +503,7 @@ struct family *family_start(enum family_id f, const struct probe_opts *o,
 	fam->id = f;
 	fam->ops = ops;
 	fam->skel = skel;
+	fam->follows_forks = o->filter_tasks;
 	return fam;
 }
 
@@ -535,6 +543,8 @@ int family_collect(struct family *fam, struct profile *p)
 	res->lost_known = true;
 	if ((err = programs_lost(fam, res)))
 		return err;
+	if (fam->follows_forks)
+		family_add_lost(res, "tracked_full", fam->ops->tracked_full(fam->skel));
 	if (fam->ops->collect)
 		return fam->ops->collect(fam->skel, p);
 	stats = profile_stats(p, fam->id, 0);

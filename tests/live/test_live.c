@@ -407,6 +407,75 @@ static void pid_filter_counts_exactly_that_process(void **state)
 	profile_free(&p);
 }
 
+/*
+ * --pid follows the process's children through a table of fixed size; the
+ * children it has no room for are not counted, and the profile says how
+ * many (lost: tracked_full) instead of printing a confident short count.
+ * PERMSCOPE_TRACKED_ENTRIES shrinks the table from 8192 to 4.
+ */
+static void children_the_process_table_cannot_hold_are_reported_lost(void **state)
+{
+	char out[600], pid[16], *argv[] = { NULL, "record", "-d", "60", "--families", "access",
+					    "--pid", pid, "-o", out, NULL };
+	int go[2], status;
+	struct profile p;
+	pid_t parent, rec;
+	__u64 lost = 0;
+	char byte;
+
+	(void)state;
+	SKIP_UNLESS_LIVE();
+	argv[0] = (char *)permscope_bin();
+	snprintf(out, sizeof(out), "%s/tracked-full.json", tmpdir);
+	assert_int_equal(pipe(go), 0);
+	parent = fork();
+	assert_true(parent >= 0);
+	if (parent == 0) {
+		int hold[2];
+		pid_t kids[10];
+
+		close(go[1]);
+		if (read(go[0], &byte, 1) != 1 || pipe(hold))
+			_exit(1);
+		/* Ten children alive at once: the parent and three of them fill four slots. */
+		for (int i = 0; i < 10; i++) {
+			kids[i] = fork();
+			if (kids[i] == 0) {
+				close(hold[1]);
+				if (read(hold[0], &byte, 1) != 0)
+					_exit(1);
+				for (int j = 0; j < 10; j++)
+					access("/", R_OK);
+				_exit(0);
+			}
+		}
+		close(hold[1]); /* EOF releases them all */
+		for (int i = 0; i < 10; i++)
+			waitpid(kids[i], NULL, 0);
+		_exit(0);
+	}
+	close(go[0]);
+	snprintf(pid, sizeof(pid), "%d", parent);
+	setenv("PERMSCOPE_TRACKED_ENTRIES", "4", 1);
+	rec = start_recording("tracked-full", argv);
+	unsetenv("PERMSCOPE_TRACKED_ENTRIES");
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	assert_int_equal(waitpid(parent, &status, 0), parent);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	stop_recording(rec, out, &p);
+	require_family(&p, FAMILY_ACCESS);
+	print_access(&p);
+	for (int i = 0; i < p.fam[FAMILY_ACCESS].nlost; i++)
+		if (!strcmp(p.fam[FAMILY_ACCESS].lost[i].what, "tracked_full"))
+			lost = p.fam[FAMILY_ACCESS].lost[i].count;
+	print_message("  lost: tracked_full %llu\n", (unsigned long long)lost);
+	assert_int_equal(lost, 7);
+	assert_int_equal(access_calls(&p), 30);
+	assert_true(p.fam[FAMILY_ACCESS].lost_known);
+	profile_free(&p);
+}
+
 /* --comm: exactly the calls of tasks with that name, machine-wide. */
 static void comm_filter_counts_exactly_tasks_of_that_name(void **state)
 {
@@ -675,6 +744,7 @@ int main(void)
 		cmocka_unit_test(recording_a_command_counts_only_its_processes),
 		cmocka_unit_test(sigterm_stops_a_recording_and_keeps_the_profile),
 		cmocka_unit_test(pid_filter_counts_exactly_that_process),
+		cmocka_unit_test(children_the_process_table_cannot_hold_are_reported_lost),
 		cmocka_unit_test(comm_filter_counts_exactly_tasks_of_that_name),
 		cmocka_unit_test(cgroup_filter_counts_exactly_tasks_in_that_cgroup_and_below),
 		cmocka_unit_test(cgroup_and_comm_filters_must_both_match),
