@@ -64,7 +64,7 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &c->rec; /* -q and -v set globals: no input */
+		state->child_inputs[0] = &c->rec;
 		break;
 	case OPT_INTERVAL:
 		errno = 0;
@@ -102,10 +102,18 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -q and -v under one heading; they set globals and take no input. */
+static const struct argp_child daemon_log_children[] = {
+	{ &quiet_argp, 0, 0, 0 },
+	{ &bpf_verbose_argp, 0, 0, 0 },
+	{ 0 },
+};
+
+static const struct argp daemon_log_argp = { 0, 0, 0, 0, daemon_log_children, 0, 0 };
+
 static const struct argp_child daemon_children[] = {
 	{ &record_argp, 0, "What to count:", 1 },
-	{ &quiet_argp, 0, "Output:", 2 },
-	{ &bpf_verbose_argp, 0, 0, 2 },
+	{ &daemon_log_argp, 0, "Log:", 2 },
 	{ 0 },
 };
 
