@@ -60,7 +60,7 @@ VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps run test unit-test live-test vmtest static vmlinux clean help check-tools
+.PHONY: all deps test-deps run test unit-test live-test vmtest vmlinux clean help check-tools
 
 all: permscope
 
@@ -73,7 +73,6 @@ help:
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
-	@echo "make static     statically linked build/static/permscope (for test VMs)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
 # Installs only what is missing; never touches apt sources.
@@ -119,17 +118,6 @@ vmtest: test-deps
 
 permscope: $(OBJS) | check-tools
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-
-static: $(OUT)/static/permscope $(OUT)/static/workload
-
-$(OUT)/static/workload: tests/live/workload.c
-	@mkdir -p $(@D)
-	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -static -o $@ $<
-
-$(OUT)/static/permscope: $(OBJS) | check-tools
-	@mkdir -p $(@D)
-	$(CC) $(PS_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
-	@echo "built $@ (static)"
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools
 	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
