@@ -49,7 +49,9 @@ LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/workload
-VM_BINS   := $(OUT)/tests/test_vm $(OUT)/static/permscope $(OUT)/static/workload
+# The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
+# (it takes them from ./ and build/, whatever OUT says).
+VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
 
 # Keep the BPF objects, which only the skeleton rule asks for: `bpftool
 # prog` users may want them.  Named, because a bare .SECONDARY: makes every
@@ -58,7 +60,7 @@ VM_BINS   := $(OUT)/tests/test_vm $(OUT)/static/permscope $(OUT)/static/workload
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps run test unit-test live-test vmtest static vmlinux clean help check-tools
+.PHONY: all deps test-deps run test unit-test live-test vmtest vmlinux clean help check-tools
 
 all: permscope
 
@@ -71,7 +73,6 @@ help:
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
-	@echo "make static     statically linked build/static/permscope (for test VMs)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
 # Installs only what is missing; never touches apt sources.
@@ -118,17 +119,6 @@ vmtest: test-deps
 permscope: $(OBJS) | check-tools
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-static: $(OUT)/static/permscope $(OUT)/static/workload
-
-$(OUT)/static/workload: tests/live/workload.c
-	@mkdir -p $(@D)
-	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -static -o $@ $<
-
-$(OUT)/static/permscope: $(OBJS) | check-tools
-	@mkdir -p $(@D)
-	$(CC) $(PS_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
-	@echo "built $@ (static)"
-
 # The bpf headers are named too: the .d file that lists them goes with a
 # deleted .bpf.o, and the skeleton must still follow a changed header.
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h | $(OUT) check-tools
@@ -152,8 +142,13 @@ $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon: $(OUT)/tests/%: tests/live
 $(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/workload: tests/live/workload.c | $(OUT)/tests
-	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $<
+# Static, so that no dynamic loader adds calls of its own to the counts the
+# tests assert (glibc's checks for /etc/ld.so.preload with access(2)).  It
+# needs libc alone; permscope itself cannot be linked statically (gnutls,
+# under libmicrohttpd, has no static p11-kit or libunistring).  Rebuilt when
+# this file changes, so that a dynamically linked one from before goes.
+$(OUT)/tests/workload: tests/live/workload.c Makefile | $(OUT)/tests
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -static -o $@ $<
 
 $(OUT) $(OUT)/tests:
 	@mkdir -p $@

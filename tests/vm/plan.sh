@@ -52,9 +52,9 @@ done
 # kprobe mode; checks that are not path walks (chdir, access, refused ones);
 # a chmod racing the checks; filesystems that never opt in; a process busy
 # before the probes attach; the --comm filter.
-wait_recording() { # wait_recording STDERRFILE: until record says it attached
+wait_for() { # wait_for FILE TEXT: until FILE holds TEXT, 30 s at most
 	i=0
-	until grep -q Recording "$1" 2>/dev/null || [ $i -ge 300 ]; do
+	until grep -qF "$2" "$1" 2>/dev/null || [ $i -ge 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -91,7 +91,7 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 		$P record --families lookup --mode $mode --comm workload -d 30 \
 			-o "/out/comm-$mode.json" > /dev/null 2> /tmp/comm.err &
 		rec_pid=$!
-		wait_recording /tmp/comm.err
+		wait_for /tmp/comm.err Recording
 		$W stat 2000 "$F"
 		kill -INT $rec_pid
 		wait $rec_pid || echo "permscope-vm: comm-$mode recording failed"
@@ -130,6 +130,31 @@ else
 				$W join-cgroup $CG/inner access 200 && $W access 2000"
 		done
 	fi
+fi
+
+# The daemon (test_vm.c, "daemon"): attached with --comm before the stat loop
+# of lookup-tmpfs-base runs again, scraped once the loop is done, stopped with
+# SIGTERM.
+if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
+	echo "== daemon"
+	mkdir -p /tmp/psd
+	$P daemon --interval 1 --state-dir /tmp/psd --listen 127.0.0.1:9464 \
+		--families lookup --comm workload 2> /out/daemon.stderr &
+	daemon=$!
+	wait_for /out/daemon.stderr "listening on http://127.0.0.1:9464/metrics"
+	$W stat "$N_STAT" /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
+	sleep 2 # two intervals: the loop's last checks are in the totals
+	busybox wget -q -O /out/daemon-metrics.txt http://127.0.0.1:9464/metrics ||
+		echo "permscope-vm: the daemon's /metrics could not be read"
+	kill -TERM $daemon
+	# A daemon that ignores SIGTERM is killed 30 s later (status 137)
+	# rather than holding the VM until its timeout.
+	(sleep 30 && kill -KILL $daemon 2>/dev/null) &
+	watchdog=$!
+	status=0
+	wait $daemon || status=$?
+	kill $watchdog 2>/dev/null
+	echo "$status" > /out/daemon-status.txt
 fi
 
 # All three families at once, twice, so gate's default rules have a whole

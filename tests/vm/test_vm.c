@@ -598,6 +598,87 @@ static void cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode(vo
 	}
 }
 
+/* ---- permscope daemon (tests/vm/plan.sh, "daemon") ---------------------- */
+
+/* RESULTS/NAME of kernel k as a malloc'ed string, or NULL if it is not there. */
+static char *load_text(int k, const char *name)
+{
+	char path[700];
+
+	snprintf(path, sizeof(path), "%s/%s", results[k], name);
+	return slurp(path, NULL);
+}
+
+/*
+ * The value of one series of a Prometheus text exposition: the line that
+ * starts with SERIES (name{labels}, exactly as exposed) and a space.  The
+ * test fails if there is no such line or its value is no whole number.
+ */
+static __u64 series_value(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+
+		if (!strncmp(l, series, n) && l[n] == ' ') {
+			char *end;
+			double v;
+
+			errno = 0;
+			v = strtod(l + n + 1, &end);
+			if (errno || end == l + n + 1 || (*end && *end != ' ' && *end != '\n') ||
+			    v < 0 || v != (double)(__u64)v)
+				fail_msg("%s: no whole number in '%.*s'", series,
+					 (int)(nl ? nl - l : (long)strlen(l)), l);
+			return (__u64)v;
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	fail_msg("no %s in the daemon's metrics:\n%s", series, text);
+	return 0;
+}
+
+/*
+ * `permscope daemon --families lookup --comm workload`, attached before the
+ * stat loop of lookup-tmpfs-base ran again: its /metrics holds the counts
+ * `record` gave for that loop on the same kernel, and SIGTERM ends it with
+ * status 0.
+ */
+static void sid_daemon_serves_the_lookup_counts_record_gives(void **state)
+{
+	char *metrics, *status, *err;
+	const struct fs_result *t;
+	struct profile p;
+
+	(void)state;
+	NEED(SID);
+	metrics = load_text(SID, "daemon-metrics.txt");
+	status = load_text(SID, "daemon-status.txt");
+	err = load_text(SID, "daemon.stderr");
+	if (!metrics || !*metrics || !status)
+		fail_msg("the daemon case left no %s in %s; the daemon said:\n%s",
+			 status ? "metrics" : "exit status", results[SID], err ? err : "(nothing)");
+	status[strcspn(status, "\n")] = 0;
+	if (strcmp(status, "0"))
+		fail_msg("the daemon exited with status %s after SIGTERM; it said:\n%s", status,
+			 err ? err : "(nothing)");
+	load(SID, "lookup-tmpfs-base", &p);
+	t = fs_of(&p, "tmpfs");
+	/* the mount root, base/ and d1..d6, once per stat, as record counted */
+	assert_int_equal(t->s.checks, 8 * n_stat);
+	assert_int_equal(series_value(metrics,
+		"permscope_lookup_checks_total{fs=\"tmpfs\",mode=\"fentry\"}"), t->s.checks);
+	assert_int_equal(series_value(metrics,
+		"permscope_lookup_did_skip_total{fs=\"tmpfs\",mode=\"fentry\"}"), t->s.did_skip);
+	profile_free(&p);
+	free(metrics);
+	free(status);
+	free(err);
+}
+
 /*
  * permscope gate on what the kernels recorded (docs/gate-rules.md).  Each
  * VM profile holds one family, so each family is gated on its own pair of
@@ -921,6 +1002,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(trixie_6_12_lookup_holds_under_concurrency_and_mid_flight_attach),
 		cmocka_unit_test(sid_lookup_holds_under_concurrency_and_mid_flight_attach),
 		cmocka_unit_test(cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode),
+		cmocka_unit_test(sid_daemon_serves_the_lookup_counts_record_gives),
 		cmocka_unit_test(gate_passes_sid_against_bookworm_on_the_fast_path_rules),
 		cmocka_unit_test(gate_fails_bookworm_against_sid_naming_the_lost_fast_paths),
 		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
