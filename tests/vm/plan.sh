@@ -107,7 +107,7 @@ cgrec() { # cgrec NAME FAMILY MODE COMMAND: record --cgroup $CG while COMMAND ru
 	$P record --families "$2" --mode "$3" --cgroup "$CG" -d 60 -o "/out/$1.json" \
 		> /dev/null 2> /tmp/cg.err &
 	rec_pid=$!
-	wait_recording /tmp/cg.err
+	wait_for /tmp/cg.err Recording
 	/bin/sh -c "$4"
 	kill -INT $rec_pid
 	wait $rec_pid || { echo "permscope-vm: $1 recording failed:"; cat /tmp/cg.err; }
