@@ -550,6 +550,7 @@ int family_collect(struct family *fam, struct profile *p)
 	stats = profile_stats(p, fam->id, 0);
 	memset(stats, 0, schema[fam->id].stats_size);
 	err = percpu_sum(fam->ops->stats(fam->skel), &zero, stats, schema[fam->id].stats_size);
+	schema_settle(&schema[fam->id], stats);
 	/* access and exec count a call they could not follow as `drops`. */
 	if (!err && schema_row_index(fam->id, "drops") >= 0)
 		family_add_lost(res, "no_task_storage", (__u64)schema_value(&schema[fam->id],

@@ -268,9 +268,8 @@ static void group_metric(struct prom *pr, const struct profile *p, enum family_i
  * A classic histogram from a log2 one.  Slot i holds the integer
  * nanoseconds [2^i, 2^(i+1) - 1] (slot 0: 0 and 1), so its inclusive upper
  * bound le is 2^(i+1) - 1 ns; the last slot is open, counted only in +Inf.
- * +Inf and _count are the outcome's calls, raised to the finite buckets'
- * total should a live read have caught a slot ahead of the call count:
- * the buckets must never decrease.
+ * +Inf and _count are the outcome's calls, which equal the buckets' total:
+ * a reading made while the programs run is settled first (schema_settle()).
  */
 static void latency_series(struct prom *pr, const struct labels *base, const struct hist *h,
 			   __u64 calls)
@@ -285,9 +284,6 @@ static void latency_series(struct prom *pr, const struct labels *base, const str
 		format_double(le, sizeof(le), (double)(hist_hi(s) - 1) / 1e9);
 		sample_u64(pr, "_bucket", &ls, cum);
 	}
-	cum += h->slots[HIST_SLOTS - 1];
-	if (calls < cum)
-		calls = cum;
 	snprintf(le, sizeof(le), "+Inf");
 	sample_u64(pr, "_bucket", &ls, calls);
 	sample_double(pr, "_sum", base, (double)h->sum / 1e9);

@@ -318,6 +318,23 @@ void schema_latency(const struct family_schema *fs, uint32_t terms, const void *
 			counters_add(out, schema_hist(&fs->rows[i], stats), sizeof(*out));
 }
 
+void schema_settle(const struct family_schema *fs, void *stats)
+{
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
+		struct hist *h;
+		__u64 n = 0;
+
+		if (r->kind != ROW_OUTCOME)
+			continue;
+		h = schema_hist(r, stats);
+		for (int s = 0; s < HIST_SLOTS; s++)
+			n += h->slots[s];
+		h->count = n;
+		*schema_counter(r, stats) = n;
+	}
+}
+
 const char *errno_key(int e, char *buf, size_t size)
 {
 	const char *n;

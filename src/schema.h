@@ -117,6 +117,15 @@ struct hist *schema_hist(const struct schema_row *r, const void *stats);
 void schema_latency(const struct family_schema *fs, uint32_t terms, const void *stats,
 		    struct hist *out);
 
+/*
+ * Make a reading taken while the programs run agree with itself: a program
+ * counts an event in its OUTCOME's calls, a bucket and the histogram's
+ * count one after the other, so a read can catch it in some but not yet
+ * all.  The buckets decide: calls and count are set to their sum, and the
+ * event in flight is in the next reading.
+ */
+void schema_settle(const struct family_schema *fs, void *stats);
+
 /* The JSON key of an errno count: "ENOENT", "errno41", "other" (index 0). */
 const char *errno_key(int e, char *buf, size_t size);
 int errno_by_key(const char *key); /* -1 when unknown */

@@ -518,9 +518,40 @@ static void a_family_that_lost_events_says_so_everywhere(void **state)
 	profile_free(&p);
 }
 
+/*
+ * A reading taken while a program counts an event can hold it in its call
+ * counter but not its bucket, or the other way round: settled, calls and
+ * the histogram's count follow the buckets, which the profile reader checks.
+ */
+static void a_reading_caught_mid_event_is_settled_by_its_buckets(void **state)
+{
+	struct access_stats a = { 0 };
+	struct exec_stats e = { 0 };
+
+	(void)state;
+	a.calls[ACCESS_FAST] = 5;                /* the 6th event: its call counted... */
+	a.latency[ACCESS_FAST].slots[3] = 6;     /* ...and its bucket... */
+	a.latency[ACCESS_FAST].count = 5;        /* ...not yet its count */
+	a.calls[ACCESS_NEEDED] = 2;              /* a bucket before its call */
+	a.latency[ACCESS_NEEDED].slots[9] = 3;
+	a.latency[ACCESS_NEEDED].count = 3;
+	a.eaccess = 7;
+	schema_settle(&schema[FAMILY_ACCESS], &a);
+	assert_int_equal(a.calls[ACCESS_FAST], 6);
+	assert_int_equal(a.latency[ACCESS_FAST].count, 6);
+	assert_int_equal(a.calls[ACCESS_NEEDED], 3);
+	assert_int_equal(a.latency[ACCESS_NEEDED].count, 3);
+	assert_int_equal(a.eaccess, 7); /* counters of their own are left alone */
+
+	e.calls[EXEC_OK] = 1;
+	schema_settle(&schema[FAMILY_EXEC], &e);
+	assert_int_equal(e.calls[EXEC_OK], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_reading_caught_mid_event_is_settled_by_its_buckets),
 		cmocka_unit_test(every_row_is_in_the_profile_and_reads_back_the_same),
 		cmocka_unit_test(every_row_is_in_the_report_json_and_csv),
 		cmocka_unit_test(every_row_but_errno_counts_is_a_metric),
