@@ -21,25 +21,38 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metrics.h"
 #include "util.h"
 
 const struct bench_def bench_defs[BENCH_COUNT] = {
-	[BENCH_ACCESS1] = { "access1", "each worker access()es its own file",
-			    "faccessat cred override", "one capability cleared from the effective set" },
-	[BENCH_ACCESS2] = { "access2", "every worker access()es the same file",
-			    "faccessat cred override", "one capability cleared from the effective set" },
-	[BENCH_STAT_PATH] = { "stat-path", "stat() of a file at the end of a deep path",
-			      "MAY_EXEC lookup", "an allowing POSIX ACL on one directory of the path" },
-	[BENCH_EXEC_PATH] = { "exec-path", "vfork+execve through a 7-entry PATH vs by absolute path",
-			      "execve ENOENT", NULL },
-	[BENCH_CRED_BOUNCE] = { "cred-bounce", "one thread opens+closes a file, the others "
-				"access()/stat() another", "cred refcount layout", NULL },
+	[BENCH_ACCESS1] = { "access1", "access1", "each worker access()es its own file",
+			    "faccessat cred override", "one capability cleared from the effective set",
+			    BENCH_M_WORKERS | BENCH_M_SLOW },
+	[BENCH_ACCESS2] = { "access2", "access2", "every worker access()es the same file",
+			    "faccessat cred override", "one capability cleared from the effective set",
+			    BENCH_M_WORKERS | BENCH_M_SLOW },
+	[BENCH_STAT_PATH] = { "stat-path", "stat_path", "stat() of a file at the end of a deep path",
+			      "MAY_EXEC lookup", "an allowing POSIX ACL on one directory of the path",
+			      BENCH_M_WORKERS | BENCH_M_SLOW },
+	[BENCH_EXEC_PATH] = { "exec-path", "exec_path", "vfork+execve through a 7-entry PATH vs by absolute path",
+			      "execve ENOENT", NULL, BENCH_M_EXEC },
+	[BENCH_CRED_BOUNCE] = { "cred-bounce", "cred_bounce", "one thread opens+closes a file, the others "
+				"access()/stat() another", "cred refcount layout", NULL,
+				BENCH_M_WORKERS },
 };
 
 int bench_by_name(const char *name)
 {
 	for (int i = 0; i < BENCH_COUNT; i++)
 		if (!strcmp(bench_defs[i].name, name))
+			return i;
+	return -1;
+}
+
+int bench_by_key(const char *key)
+{
+	for (int i = 0; i < BENCH_COUNT; i++)
+		if (!strcmp(bench_defs[i].key, key))
 			return i;
 	return -1;
 }
@@ -860,4 +873,57 @@ out:
 	free(cpu);
 	free(pm);
 	free(am);
+}
+
+/* ---- metrics ---------------------------------------------------------------- */
+
+/* The value of bench metric row `key` for a fast run and its slow partner (or NULL). */
+static bool metric_value(const char *key, const struct bench_run *f, const struct bench_run *s,
+			 double *v)
+{
+	if (!strcmp(key, "ops_per_s"))
+		*v = f->ops_per_s;
+	else if (!strcmp(key, "ops_per_cpu_s"))
+		*v = f->cpu_ops_per_s;
+	else if (!strcmp(key, "slow_ops_per_s") && s)
+		*v = s->ops_per_s;
+	else if (!strcmp(key, "fast_path_gain") && s && s->ops_per_s > 0)
+		*v = 100 * (f->ops_per_s / s->ops_per_s - 1);
+	else if (!strcmp(key, "path_median_ns"))
+		*v = f->path_median_ns;
+	else if (!strcmp(key, "abs_median_ns"))
+		*v = f->abs_median_ns;
+	else if (!strcmp(key, "failed_lookups_ns"))
+		*v = f->path_median_ns - f->abs_median_ns;
+	else
+		return false;
+	return true;
+}
+
+int bench_run_metrics(const struct bench_result *res, int run, struct metric_list *l)
+{
+	const struct bench_def *d = &bench_defs[res->id];
+	const struct bench_run *f = NULL, *s = NULL;
+	char name[METRIC_NAME_LEN];
+	double v;
+
+	for (int i = 0, k = -1; i < res->nruns; i++) {
+		if (res->runs[i].variant == VARIANT_FAST && ++k == run) {
+			f = &res->runs[i];
+			if (i + 1 < res->nruns && res->runs[i + 1].variant == VARIANT_SLOW)
+				s = &res->runs[i + 1];
+			break;
+		}
+	}
+	if (!f)
+		return 0;
+	for (size_t r = 0; r < bench_metric_nrows; r++) {
+		if (!(bench_metric_rows[r].applies & d->metrics) ||
+		    !metric_value(bench_metric_rows[r].key, f, s, &v))
+			continue;
+		snprintf(name, sizeof(name), "bench.%s.%s", d->key, bench_metric_rows[r].key);
+		if (metric_add(l, name, v))
+			return -ENOMEM;
+	}
+	return 0;
 }

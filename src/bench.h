@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "profile.h"
+#include "schema.h"
 #include "stats.h"
 
 enum bench_id {
@@ -29,13 +31,16 @@ enum bench_id {
 
 struct bench_def {
 	const char *name;
+	const char *key;     /* in metric names, bench.KEY.*: the name with '_' for '-' */
 	const char *what;    /* the loop, one line */
 	const char *change;  /* the kernel change it measures */
 	const char *slow;    /* how --slow defeats the fast path, NULL: it cannot */
+	unsigned int metrics; /* BENCH_M_* (src/schema.h): which bench.NAME.* metrics it has */
 };
 
 extern const struct bench_def bench_defs[BENCH_COUNT];
 int bench_by_name(const char *name); /* -1 when unknown */
+int bench_by_key(const char *key);   /* -1 when unknown */
 
 struct bench_config {
 	int workers;     /* 0: the benchmark's default (1; cred-bounce 2) */
@@ -99,6 +104,12 @@ struct bench_summary {
 };
 
 void bench_summarize(const struct bench_result *res, struct bench_summary *s);
+
+/*
+ * The bench.NAME.* metrics of measured run `run` (0-based; with --slow the
+ * pair's fast and slow runs) of `res`, appended to `l`.  0 or -ENOMEM.
+ */
+int bench_run_metrics(const struct bench_result *res, int run, struct metric_list *l);
 
 /* The median of x[0..n) (sorts x); 0 when n == 0. */
 double median_of(double *x, size_t n);

@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "profile.h"
 #include "util.h"
 
 #define BENCH_FORMAT "permscope-bench/1"
@@ -33,7 +34,8 @@ static const struct argp_option bench_options[] = {
 	{ "runs", 'r', "R", 0, "Measured runs, or fast/slow pairs with --slow (default 5)", 0 },
 	{ "slow", OPT_SLOW, 0, 0, "Also measure with the fast path defeated, interleaved, and "
 	  "print what the fast path is worth (access1, access2, stat-path)", 0 },
-	{ "output", 'o', "FILE", 0, "Also write the results as JSON to FILE (atomically)", 0 },
+	{ "output", 'o', "FILE", 0, "Also write the results to FILE as a profile of runs, for "
+	  "compare and gate (bench.NAME.* metrics)", 0 },
 	/* for tests of the harness: each worker does exactly N operations */
 	{ "loops", OPT_LOOPS, "N", OPTION_HIDDEN, "Each worker does exactly N operations", 0 },
 	{ 0 },
@@ -137,7 +139,9 @@ static const struct argp bench_argp = {
 	"one to clear (root).\n\n"
 	"Examples:\n"
 	"  permscope bench access1 --slow --runs 7\n"
-	"  permscope bench access2 --procs 2 --json -o access2.json\n",
+	"  permscope bench access2 --procs 2 --json\n"
+	"  permscope bench access1 --slow -o base.json   (later: -o new.json)\n"
+	"  permscope compare base.json new.json\n",
 	bench_children, 0, 0,
 };
 
@@ -311,6 +315,42 @@ static char *document_json(const struct bench_result *res, int nres, const struc
 	return text;
 }
 
+/*
+ * The results as a profile: no family recorded, one run per measured run
+ * (a fast/slow pair) holding every benchmark's bench.NAME.* metrics of that
+ * run, so that compare and gate read them as a merged profile's samples.
+ */
+static int write_profile(const char *path, const struct bench_result *res, int nres,
+			 const struct bench_config *cfg, uint64_t start, uint64_t end, int argc,
+			 char **argv)
+{
+	struct profile p;
+	int err = -ENOMEM;
+
+	profile_init(&p);
+	profile_set_host(&p);
+	p.start_ns = start;
+	p.end_ns = end;
+	p.command = calloc(argc + 2, sizeof(char *));
+	p.runs = calloc(cfg->runs, sizeof(*p.runs));
+	if (!p.command || !p.runs)
+		goto out;
+	for (int i = 0; i <= argc; i++)
+		if (!(p.command[i] = strdup(i ? argv[i - 1] : "permscope")))
+			goto out;
+	p.exit_status = 0;
+	for (int r = 0; r < cfg->runs; r++) {
+		p.nruns = r + 1;
+		for (int i = 0; i < nres; i++)
+			if (bench_run_metrics(&res[i], r, &p.runs[r]))
+				goto out;
+	}
+	err = profile_write(&p, path);
+out:
+	profile_free(&p);
+	return err;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_cmd c = { .cfg = { .duration = 1, .runs = 5 } };
@@ -347,7 +387,7 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	if (c.output) {
-		int e = write_file_atomic(c.output, json, strlen(json), true);
+		int e = write_profile(c.output, res, nres, &c.cfg, start, end, argc, argv);
 
 		if (e) {
 			pr_err("cannot write %s: %s", c.output, strerror(-e));
