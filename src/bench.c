@@ -810,15 +810,17 @@ void bench_summarize(const struct bench_result *res, struct bench_summary *s)
 	double *fast = calloc(res->nruns + 1, sizeof(double)), *slow = calloc(res->nruns + 1, sizeof(double));
 	double *ratio = calloc(res->nruns + 1, sizeof(double)), *cpu = calloc(res->nruns + 1, sizeof(double));
 	double *pm = calloc(res->nruns + 1, sizeof(double)), *am = calloc(res->nruns + 1, sizeof(double));
+	double *cf = calloc(res->nruns + 1, sizeof(double)), *cs = calloc(res->nruns + 1, sizeof(double));
 	size_t nf = 0, ns = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (!fast || !slow || !ratio || !cpu || !pm || !am)
+	if (!fast || !slow || !ratio || !cpu || !pm || !am || !cf || !cs)
 		goto out;
 	for (int i = 0; i < res->nruns; i++) {
 		const struct bench_run *r = &res->runs[i];
 
 		if (r->variant == VARIANT_SLOW) {
+			cs[ns] = r->cpu_ops_per_s;
 			slow[ns++] = r->ops_per_s;
 			/* the pair: this slow run and the fast run before it */
 			if (i > 0 && res->runs[i - 1].variant == VARIANT_FAST && r->ops_per_s > 0) {
@@ -830,11 +832,14 @@ void bench_summarize(const struct bench_result *res, struct bench_summary *s)
 		} else {
 			pm[nf] = r->path_min_ns;
 			am[nf] = r->abs_min_ns;
+			cf[nf] = r->cpu_ops_per_s;
 			fast[nf++] = r->ops_per_s;
 		}
 	}
 	summarize(fast, nf, &s->fast);
 	summarize(slow, ns, &s->slow);
+	summarize(cf, nf, &s->cpu_fast);
+	summarize(cs, ns, &s->cpu_slow);
 	if (res->id == BENCH_EXEC_PATH) {
 		/* the smallest minimum, the median of the runs' medians */
 		s->path_min_ns = nf ? pm[0] : 0;
@@ -866,6 +871,12 @@ void bench_summarize(const struct bench_result *res, struct bench_summary *s)
 		s->gain_lo = 100 * s->w.ci_lo / s->slow.mean;
 		s->gain_hi = 100 * s->w.ci_hi / s->slow.mean;
 	}
+	if (s->compared && s->cpu_slow.mean > 0) {
+		welch_test(&s->cpu_slow, &s->cpu_fast, &s->cpu_w);
+		s->cpu_gain_pct = 100 * s->cpu_w.diff / s->cpu_slow.mean;
+		s->cpu_gain_lo = 100 * s->cpu_w.ci_lo / s->cpu_slow.mean;
+		s->cpu_gain_hi = 100 * s->cpu_w.ci_hi / s->cpu_slow.mean;
+	}
 out:
 	free(fast);
 	free(slow);
@@ -873,6 +884,8 @@ out:
 	free(cpu);
 	free(pm);
 	free(am);
+	free(cf);
+	free(cs);
 }
 
 /* ---- metrics ---------------------------------------------------------------- */
@@ -889,6 +902,10 @@ static bool metric_value(const char *key, const struct bench_run *f, const struc
 		*v = s->ops_per_s;
 	else if (!strcmp(key, "fast_path_gain") && s && s->ops_per_s > 0)
 		*v = 100 * (f->ops_per_s / s->ops_per_s - 1);
+	else if (!strcmp(key, "slow_ops_per_cpu_s") && s)
+		*v = s->cpu_ops_per_s;
+	else if (!strcmp(key, "fast_path_cpu_gain") && s && s->cpu_ops_per_s > 0)
+		*v = 100 * (f->cpu_ops_per_s / s->cpu_ops_per_s - 1);
 	else if (!strcmp(key, "path_median_ns"))
 		*v = f->path_median_ns;
 	else if (!strcmp(key, "abs_median_ns"))

@@ -206,9 +206,12 @@ static void print_text(FILE *out, const struct bench_result *res, const struct b
 	if (!s.slow.n)
 		return;
 	fprintf(out, "  slow: %.0f ± %.0f ops/s over %zu runs\n", s.slow.mean, s.slow.stddev, s.slow.n);
-	if (s.compared)
+	if (s.compared) {
 		fprintf(out, "  fast path worth: %+.1f%% ops/s (95%% CI %+.1f%% .. %+.1f%%, Welch's t p=%.2g)\n",
 			s.gain_pct, s.gain_lo, s.gain_hi, s.w.p);
+		fprintf(out, "                   %+.1f%% ops/cpu-s (95%% CI %+.1f%% .. %+.1f%%, p=%.2g)\n",
+			s.cpu_gain_pct, s.cpu_gain_lo, s.cpu_gain_hi, s.cpu_w.p);
+	}
 	else
 		fprintf(out, "  fast path worth: %+.1f%% ops/s (two pairs or more give a confidence "
 			"interval)\n", s.slow.mean > 0 ? 100 * (s.fast.mean - s.slow.mean) / s.slow.mean : 0);
@@ -264,12 +267,20 @@ static json_t *result_json(const struct bench_result *res, const struct bench_co
 	json_object_set_new(o, "runs", runs);
 	sum = json_object();
 	json_object_set_new(sum, "ops_per_s", summary_json(&s.fast));
-	if (s.slow.n)
+	if (res->id != BENCH_EXEC_PATH)
+		json_object_set_new(sum, "ops_per_cpu_s", summary_json(&s.cpu_fast));
+	if (s.slow.n) {
 		json_object_set_new(sum, "slow_ops_per_s", summary_json(&s.slow));
-	if (s.compared)
+		json_object_set_new(sum, "slow_ops_per_cpu_s", summary_json(&s.cpu_slow));
+	}
+	if (s.compared) {
 		json_object_set_new(sum, "fast_path_gain", json_pack(
 			"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.gain_pct, "ci_lo", s.gain_lo,
 			"ci_hi", s.gain_hi, "p", s.w.p, "t", s.w.t, "df", s.w.df));
+		json_object_set_new(sum, "fast_path_cpu_gain", json_pack(
+			"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.cpu_gain_pct, "ci_lo", s.cpu_gain_lo,
+			"ci_hi", s.cpu_gain_hi, "p", s.cpu_w.p, "t", s.cpu_w.t, "df", s.cpu_w.df));
+	}
 	if (s.npairs)
 		json_object_set_new(sum, "ratio", json_pack(
 			"{s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "pairs", (json_int_t)s.npairs,
