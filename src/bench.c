@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -271,6 +272,10 @@ static int run_workers(struct job *j, const struct bench_config *cfg, bool threa
 			if (pids[w] < 0)
 				break;
 			if (!pids[w]) {
+				/* a worker whose parent is killed must not spin on */
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (getppid() == 1)
+					_exit(1);
 				worker(j, w);
 				_exit(0);
 			}
