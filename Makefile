@@ -48,7 +48,8 @@ LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
-LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/workload
+LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
+             $(OUT)/tests/workload
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
@@ -60,7 +61,7 @@ VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps run test unit-test live-test vmtest vmlinux clean help check-tools
+.PHONY: all deps test-deps run test unit-test live-test vmtest vmlinux bench clean help check-tools
 
 all: permscope
 
@@ -73,6 +74,7 @@ help:
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
+	@echo "make bench      build, run every benchmark (fast vs slow where it applies), ~1.5 min"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
 # Installs only what is missing; never touches apt sources.
@@ -112,6 +114,12 @@ unit-test: permscope $(UNIT_BINS)
 live-test: permscope $(LIVE_BINS)
 	@tests/run-all --live-only $(OUT)/tests
 
+# The native figures of docs/benchmarks.md: 7 interleaved fast/slow pairs
+# of 1 s where the fast path can be defeated (as root), 7 runs elsewhere;
+# the JSON beside them in OUT/bench.json.
+bench: permscope
+	./permscope bench all --slow --runs 7 -o $(OUT)/bench.json
+
 vmtest: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)
 	@vm=0; tests/vm/vmtest || vm=$$?; tests/run-all --vm-only $(OUT)/tests && [ $$vm = 0 ]
@@ -136,7 +144,7 @@ $(OUT)/%.o: src/%.c | $(OUT)
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_live $(OUT)/tests/test_live_daemon: $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench: $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests

@@ -84,5 +84,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "hist.h"
 #include "metrics.h"
 
@@ -25,6 +26,19 @@ static int shown_rank(const char *name)
 	size_t stem = br ? (size_t)(br - name) : strlen(name);
 	int f = metric_family(name), rank = 0;
 
+	if (metric_is_bench(name)) { /* after every family's, in bench then schema order */
+		const char *bench = name + 6, *key = strchr(bench, '.');
+		int row = key ? bench_metric_index(key + 1) : -1;
+
+		for (int g = 0; g < FAMILY_COUNT; g++)
+			for (const char *const *m = schema[g].compare_shown; *m; m++)
+				rank++;
+		for (int b = 0; b < BENCH_COUNT && key && row >= 0; b++, rank += bench_metric_nrows)
+			if ((size_t)(key - bench) == strlen(bench_defs[b].key) &&
+			    !strncmp(bench, bench_defs[b].key, key - bench))
+				return rank + row;
+		return -1;
+	}
 	for (int g = 0; g < f; g++)
 		for (const char *const *m = schema[g].compare_shown; *m; m++)
 			rank++;
@@ -295,6 +309,14 @@ void compare_text(FILE *out, const struct compare *c)
 				       schema_hist(row, profile_stats(c->new, f, 0)));
 		}
 	}
+	for (size_t i = 0, any = 0; i < c->nrows; i++) {
+		if (!metric_is_bench(c->rows[i].name))
+			continue;
+		if (!any++)
+			fprintf(out, "\nBenchmarks (permscope bench)\n  %-24s %13s %13s %9s %6s\n",
+				"metric", "base", "new", "delta", "ratio");
+		row_text(out, &c->rows[i], c->rows[i].name + 6);
+	}
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -333,9 +355,24 @@ static json_t *hists_json(const struct compare *c, enum family_id f)
 	return NULL;
 }
 
+static json_t *row_json(const struct compare_row *r)
+{
+	bool both = r->in_base && r->in_new;
+
+	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"name", r->name,
+		"base", summary_json(&r->base, r->in_base),
+		"new", summary_json(&r->new, r->in_new),
+		"delta", both ? json_real(r->new.mean - r->base.mean) : json_null(),
+		"ratio", both && r->base.mean != 0 ? json_real(r->new.mean / r->base.mean) : json_null(),
+		"p", r->w.valid ? json_real(r->w.p) : json_null(),
+		"ci95", r->w.valid ? json_pack("[f,f]", r->w.ci_lo, r->w.ci_hi) : json_null(),
+		"significant", r->w.valid ? json_boolean(compare_significant(r)) : json_null());
+}
+
 int compare_json(FILE *out, const struct compare *c)
 {
-	json_t *fams = json_object(), *root;
+	json_t *fams = json_object(), *bench = json_array(), *root;
 	int ret;
 
 	for (int f = 0; f < FAMILY_COUNT; f++) {
@@ -344,20 +381,10 @@ int compare_json(FILE *out, const struct compare *c)
 
 		for (size_t i = 0; i < c->nrows; i++) {
 			const struct compare_row *r = &c->rows[i];
-			bool both = r->in_base && r->in_new;
 
 			if (metric_family(r->name) != f)
 				continue;
-			json_array_append_new(rows, json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-				"name", r->name,
-				"base", summary_json(&r->base, r->in_base),
-				"new", summary_json(&r->new, r->in_new),
-				"delta", both ? json_real(r->new.mean - r->base.mean) : json_null(),
-				"ratio", both && r->base.mean != 0 ? json_real(r->new.mean / r->base.mean)
-								   : json_null(),
-				"p", r->w.valid ? json_real(r->w.p) : json_null(),
-				"ci95", r->w.valid ? json_pack("[f,f]", r->w.ci_lo, r->w.ci_hi) : json_null(),
-				"significant", r->w.valid ? json_boolean(compare_significant(r)) : json_null()));
+			json_array_append_new(rows, row_json(r));
 		}
 		fj = json_pack("{s:s,s:s,s:o}", "base_mode", family_state_text(rb),
 			       "new_mode", family_state_text(rn), "metrics", rows);
@@ -365,6 +392,9 @@ int compare_json(FILE *out, const struct compare *c)
 			json_object_set_new(fj, "latency", lat);
 		json_object_set_new(fams, family_name(f), fj);
 	}
+	for (size_t i = 0; i < c->nrows; i++)
+		if (metric_is_bench(c->rows[i].name))
+			json_array_append_new(bench, row_json(&c->rows[i]));
 	root = json_pack("{s:s,s:{s:s,s:s,s:I},s:{s:s,s:s,s:I},s:s,s:f,s:o}",
 		"format", COMPARE_FORMAT,
 		"base", "path", c->base_name, "kernel", c->base->kernel_release,
@@ -373,6 +403,10 @@ int compare_json(FILE *out, const struct compare *c)
 			"runs", (json_int_t)compare_runs(c->new),
 		"test", "welch-t", "alpha", COMPARE_ALPHA,
 		"families", fams);
+	if (json_array_size(bench))
+		json_object_set_new(root, "benchmarks", bench);
+	else
+		json_decref(bench);
 	ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 	fputc('\n', out);
 	json_decref(root);

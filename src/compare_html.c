@@ -117,7 +117,8 @@ static void hist_svg(FILE *out, const char *title, const struct hist *a, const s
 	fputs("</svg></figure>\n", out);
 }
 
-static void metrics_table_html(FILE *out, const struct compare *c, enum family_id f)
+/* The metrics of family `f`; -1: the bench.* metrics, which belong to no family. */
+static void metrics_table_html(FILE *out, const struct compare *c, int f)
 {
 	bool any = false;
 
@@ -125,7 +126,7 @@ static void metrics_table_html(FILE *out, const struct compare *c, enum family_i
 		const struct compare_row *r = &c->rows[i];
 		char b[64], n[64];
 
-		if (metric_family(r->name) != (int)f)
+		if (metric_family(r->name) != f)
 			continue;
 		if (!any)
 			fputs("<table><tr><th>metric</th><th>base</th><th>new</th><th>delta</th>"
@@ -247,5 +248,11 @@ void compare_html(FILE *out, const struct compare *c)
 			family_state_text(&c->new->fam[f]));
 		metrics_table_html(out, c, f);
 	}
+	for (size_t i = 0; i < c->nrows; i++)
+		if (metric_is_bench(c->rows[i].name)) {
+			fputs("<h2>Benchmarks (permscope bench)</h2>\n", out);
+			metrics_table_html(out, c, -1);
+			break;
+		}
 	fputs("</body></html>\n", out);
 }

@@ -27,6 +27,7 @@ static const struct command {
 	{ "compare", cmd_compare, "two profiles side by side, with statistics over runs" },
 	{ "gate", cmd_gate, "pass or fail a new profile against a base profile by rules, for CI" },
 	{ "daemon", cmd_daemon, "probe service: snapshots into a state dir, Prometheus /metrics" },
+	{ "bench", cmd_bench, "the fast paths' microbenchmarks, fast vs forced slow path" },
 };
 
 static void usage(FILE *out)

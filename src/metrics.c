@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "hist.h"
 #include "stats.h"
 
@@ -30,6 +31,16 @@ static int add(struct metric_list *l, double value, const char *fmt, ...)
 	va_end(ap);
 	l->m[l->n++].value = value;
 	return 0;
+}
+
+int metric_add(struct metric_list *l, const char *name, double value)
+{
+	return add(l, value, "%s", name);
+}
+
+bool metric_is_bench(const char *name)
+{
+	return !strncmp(name, "bench.", 6);
 }
 
 /* PREFIX.latency.{mean,p50,p90,p99} in ns. */
@@ -105,6 +116,22 @@ int metrics_collect(const struct profile *p, struct metric_list *out)
 		if (p->fam[f].lost_known)
 			add(out, family_lost_total(&p->fam[f]), "%s.lost", family_name(f));
 	}
+	/* A bench profile's metrics live in its runs only: each once, as its mean. */
+	for (size_t r = 0; r < p->nruns; r++)
+		for (size_t i = 0; i < p->runs[r].n; i++) {
+			const char *name = p->runs[r].m[i].name;
+			double *v, sum = 0;
+			size_t n;
+
+			if (!metric_is_bench(name) || metrics_find(out, name))
+				continue;
+			n = metric_samples(p, name, &v);
+			for (size_t k = 0; k < n; k++)
+				sum += v[k];
+			free(v);
+			if (add(out, n ? sum / n : 0, "%s", name))
+				return -ENOMEM;
+		}
 	return out->n || !out->cap ? 0 : -ENOMEM;
 }
 
@@ -130,6 +157,12 @@ int metrics_schema(const char *fs, struct metric_list *out)
 	}
 	err = metrics_collect(&p, out);
 	profile_free(&p);
+	/* and what permscope bench can write */
+	for (int b = 0; b < BENCH_COUNT && !err; b++)
+		for (size_t r = 0; r < bench_metric_nrows && !err; r++)
+			if (bench_metric_rows[r].applies & bench_defs[b].metrics)
+				err = add(out, 0, "bench.%s.%s", bench_defs[b].key,
+					  bench_metric_rows[r].key);
 	return err;
 }
 
@@ -140,6 +173,19 @@ bool metric_name_valid(const char *name)
 	struct metric_list l;
 	bool ok;
 
+	if (metric_is_bench(name)) {
+		const char *dot = strchr(name + 6, '.');
+		char bench[32];
+		int b, r;
+
+		if (!dot || (size_t)(dot - (name + 6)) >= sizeof(bench))
+			return false;
+		memcpy(bench, name + 6, dot - (name + 6));
+		bench[dot - (name + 6)] = 0;
+		b = bench_by_key(bench);
+		r = bench_metric_index(dot + 1);
+		return b >= 0 && r >= 0 && (bench_metric_rows[r].applies & bench_defs[b].metrics);
+	}
 	if (br) {
 		size_t len = strcspn(br + 1, "]");
 

@@ -15,8 +15,15 @@
 
 #include "profile.h"
 
-/* Every metric of the families that recorded, in a stable order. */
+/*
+ * Every metric of the families that recorded, in a stable order, then the
+ * bench.* metrics a bench profile's runs carry (their mean over the runs).
+ */
 int metrics_collect(const struct profile *p, struct metric_list *out);
+/* Append one metric.  0 or -ENOMEM. */
+int metric_add(struct metric_list *l, const char *name, double value);
+/* Is `name` a bench.BENCHMARK.KEY metric (permscope bench; no family)? */
+bool metric_is_bench(const char *name);
 void metrics_free(struct metric_list *l);
 const struct metric *metrics_find(const struct metric_list *l, const char *name);
 
@@ -26,7 +33,7 @@ const struct metric *metrics_find(const struct metric_list *l, const char *name)
  */
 bool metric_absent(const struct profile *p, const char *name);
 
-/* The family a metric name belongs to (its first component), or -1. */
+/* The family a metric name belongs to (its first component), or -1 (bench.* too). */
 int metric_family(const char *name);
 
 /*

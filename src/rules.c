@@ -485,8 +485,9 @@ static void unknown_metric(const struct rule *r, const struct profile *base,
 	int fam = metric_family(r->metric);
 
 	off = snprintf(err, errlen, "%s:%d: unknown metric '%s'", r->file, r->line, r->metric);
-	if (fam < 0 && off < errlen)
-		off += snprintf(err + off, errlen - off, " ('%.*s' is no family: lookup, access, exec)",
+	if (fam < 0 && !metric_is_bench(r->metric) && off < errlen)
+		off += snprintf(err + off, errlen - off, " ('%.*s' is no family: lookup, access, exec; "
+				"nor bench)",
 				(int)strcspn(r->metric, ".["), r->metric);
 	if (!known_names(base, new, &known)) {
 		n = metrics_nearest(&known, r->metric, near, 3);
@@ -507,22 +508,13 @@ static double mean_of(const double *x, size_t n)
 	return s.mean;
 }
 
-int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
-		  struct rule_result *res, char *err, size_t errlen)
+/*
+ * Why family `f` gives no evidence for rule `r` (it did not record on a
+ * side, modes differ, it lost events): true with res->reason set.
+ */
+static bool family_gives_no_verdict(const struct rule *r, const struct profile *base,
+				    const struct profile *new, int f, struct rule_result *res)
 {
-	int f = metric_family(r->metric);
-	double *xb = NULL, *xn = NULL;
-	bool holds;
-
-	memset(res, 0, sizeof(*res));
-	if (errlen)
-		err[0] = 0;
-	res->verdict = VERDICT_NO_VERDICT;
-	/* A name no profile could hold is a mistake, whatever recorded. */
-	if (f < 0 || !metric_name_valid(r->metric)) {
-		unknown_metric(r, base, new, err, errlen);
-		return -1;
-	}
 	if (base->fam[f].status != FAMILY_OK || new->fam[f].status != FAMILY_OK) {
 		if (base->fam[f].status != FAMILY_OK && new->fam[f].status != FAMILY_OK)
 			snprintf(res->reason, sizeof(res->reason),
@@ -535,12 +527,12 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 				 base->fam[f].status != FAMILY_OK ? "base" : "new",
 				 family_status_text(base->fam[f].status != FAMILY_OK ? base->fam[f].status
 									      : new->fam[f].status));
-		return 0;
+		return true;
 	}
 	/* the one mode-mismatch test; gate's answer to it is NO-VERDICT */
 	if (family_modes_differ(base, "the base profile", new, "the new profile", f, res->reason,
 				sizeof(res->reason)))
-		return 0;
+		return true;
 	/* Counts a family could not make in full are no evidence, unless a loss is accepted. */
 	for (int side = 0; side < 2; side++) {
 		const struct profile *p = side ? new : base;
@@ -551,9 +543,31 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 				 "the %s family (%.2g%%): none of its counts is exact (--accept-loss "
 				 "SHARE judges anyway)", side ? "new" : "base", lost, family_name(f),
 				 100 * lost / (events + lost));
-			return 0;
+			return true;
 		}
 	}
+	return false;
+}
+
+int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
+		  struct rule_result *res, char *err, size_t errlen)
+{
+	int f = metric_family(r->metric);
+	double *xb = NULL, *xn = NULL;
+	bool holds;
+
+	memset(res, 0, sizeof(*res));
+	if (errlen)
+		err[0] = 0;
+	res->verdict = VERDICT_NO_VERDICT;
+	/* A name no profile could hold is a mistake, whatever recorded. */
+	if ((f < 0 && !metric_is_bench(r->metric)) || !metric_name_valid(r->metric)) {
+		unknown_metric(r, base, new, err, errlen);
+		return -1;
+	}
+	/* bench.* metrics come from no family: nothing recorded them, nothing lost any */
+	if (f >= 0 && family_gives_no_verdict(r, base, new, f, res))
+		return 0;
 	/* A profile older than the counter says nothing about it: no verdict, not a 0. */
 	if (metric_absent(base, r->metric) || metric_absent(new, r->metric)) {
 		bool b = metric_absent(base, r->metric), n = metric_absent(new, r->metric);

@@ -376,3 +376,29 @@ void counters_sub(void *into, const void *from, size_t bytes)
 	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
 		a[i] -= b[i];
 }
+
+const struct bench_metric_row bench_metric_rows[] = {
+	{ "ops_per_s", BENCH_M_WORKERS | BENCH_M_EXEC,
+	  "operations a second of the measured workers, wall time (exec-path: pairs of execs)" },
+	{ "ops_per_cpu_s", BENCH_M_WORKERS,
+	  "each measured worker's operations over its own thread CPU time, summed" },
+	{ "slow_ops_per_s", BENCH_M_SLOW, "ops_per_s with the fast path defeated (--slow)" },
+	{ "fast_path_gain", BENCH_M_SLOW,
+	  "100 x (ops_per_s / slow_ops_per_s - 1) of the run's fast/slow pair, percent" },
+	{ "slow_ops_per_cpu_s", BENCH_M_SLOW, "ops_per_cpu_s with the fast path defeated (--slow)" },
+	{ "fast_path_cpu_gain", BENCH_M_SLOW,
+	  "fast_path_gain from ops_per_cpu_s: steadier than wall time on a busy machine" },
+	{ "path_median_ns", BENCH_M_EXEC, "median ns of a vfork+exec through the 7-entry PATH" },
+	{ "abs_median_ns", BENCH_M_EXEC, "median ns of a vfork+exec by absolute path" },
+	{ "failed_lookups_ns", BENCH_M_EXEC, "path_median_ns - abs_median_ns: the 6 failed lookups" },
+};
+
+const size_t bench_metric_nrows = sizeof(bench_metric_rows) / sizeof(bench_metric_rows[0]);
+
+int bench_metric_index(const char *key)
+{
+	for (size_t i = 0; i < bench_metric_nrows; i++)
+		if (!strcmp(bench_metric_rows[i].key, key))
+			return (int)i;
+	return -1;
+}

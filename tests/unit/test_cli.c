@@ -78,6 +78,7 @@ static void each_command_takes_only_the_common_options_that_mean_something_to_it
 		{ "compare", false, false, true },
 		{ "gate", true, false, true },
 		{ "daemon", true, true, false },
+		{ "bench", true, false, true },
 	};
 
 	(void)state;
@@ -286,7 +287,7 @@ static void report_of_a_saved_profile_in_each_format(void **state)
 /* -j is --format json in every command that prints JSON; -j against --format is refused. */
 static void json_and_format_follow_one_rule_in_every_command(void **state)
 {
-	static const char *const cmds[] = { "report", "compare", "gate", "record", "check" };
+	static const char *const cmds[] = { "report", "compare", "gate", "record", "check", "bench" };
 	const char *path;
 
 	(void)state;
