@@ -68,7 +68,7 @@ all: permscope
 help:
 	@echo "make            build ./permscope"
 	@echo "make deps       install the Debian packages the build needs (apt-get, root)"
-	@echo "make test-deps  deps + what the tests need (cmocka, QEMU, Chromium)"
+	@echo "make test-deps  deps + what the tests need (cmocka, QEMU, Chromium, Prometheus)"
 	@echo "make run        deps + build, record this machine 5 s and print the per-fs report"
 	@echo "make test       test-deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
