@@ -90,3 +90,18 @@ if part access; then
 		RUN="$W time-access $NA /"
 	done
 fi
+
+# tax: what an unrelated syscall pays while a family records: N stat()s of
+# the tmpfs file (the lookup part's loop) with the access or exec family
+# loaded, against the same loop with nothing loaded.  A syscall tracepoint
+# puts every task on the syscall-work slow path; function hooks do not.
+if part tax; then
+	echo "taxed-stats $N" >> /out/overhead.txt
+	RUN="$W time-stat $N $F"
+	measure tax-none
+	for mode in fentry kprobe tracepoint; do
+		for fam in access exec; do
+			measure "tax-$fam-$mode" --families $fam --mode $mode
+		done
+	done
+fi
