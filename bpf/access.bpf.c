@@ -205,3 +205,32 @@ int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
 	cred_allocated();
 	return 0;
 }
+
+/*
+ * The floor of the call window in fentry and kprobe mode, for
+ * tests/vm/overhead: the same hooks with empty programs, loaded in place
+ * of the others only when PERMSCOPE_EMPTY_PROGRAMS is set.
+ */
+SEC("fentry/do_faccessat")
+int BPF_PROG(empty_fentry_do_faccessat)
+{
+	return 0;
+}
+
+SEC("fexit/do_faccessat")
+int BPF_PROG(empty_fexit_do_faccessat)
+{
+	return 0;
+}
+
+SEC("kprobe/do_faccessat")
+int BPF_KPROBE(empty_kprobe_do_faccessat)
+{
+	return 0;
+}
+
+SEC("kretprobe/do_faccessat")
+int BPF_KRETPROBE(empty_kretprobe_do_faccessat)
+{
+	return 0;
+}
