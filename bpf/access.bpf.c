@@ -3,12 +3,16 @@
  * access family: does faccessat() allocate a cred when the override would
  * change nothing?
  *
- * The call window is the access/faccessat/faccessat2 syscall tracepoints in
- * every mode, so counts agree across modes.  The mode names the hook that
- * sees a cred being allocated inside the window:
- *   fentry      fentry on prepare_creds()
- *   kprobe      kprobe on prepare_creds()
- *   tracepoint  raw kmem_cache_alloc tracepoint, call_site inside prepare_creds()
+ * The mode names the hooks that open and close each call's window and the
+ * one that sees a cred being allocated inside it:
+ *   fentry      fentry/fexit on do_faccessat(), fentry on prepare_creds()
+ *   kprobe      kprobe/kretprobe on do_faccessat(), kprobe on prepare_creds()
+ *   tracepoint  the access/faccessat/faccessat2 syscall tracepoints, and the
+ *               raw kmem_cache_alloc tracepoint, call_site inside prepare_creds()
+ * do_faccessat(dfd, filename, mode, flags) is what all three syscalls call
+ * (out of line on 6.1, 6.12 and 7.2: in their BTF), so every mode sees the
+ * same calls.  Syscall tracepoints are kept to the mode that has nothing
+ * else: attaching one puts every task on the syscall-work slow path.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -115,38 +119,62 @@ static __always_inline void cred_allocated(void)
 		call->allocated = 1;
 }
 
+SEC("fentry/do_faccessat")
+int BPF_PROG(fentry_do_faccessat, int dfd, const char *filename, int mode, int flags)
+{
+	return call_enter(flags);
+}
+
+SEC("fexit/do_faccessat")
+int BPF_PROG(fexit_do_faccessat, int dfd, const char *filename, int mode, int flags, long ret)
+{
+	return call_exit();
+}
+
+SEC("kprobe/do_faccessat")
+int BPF_KPROBE(kprobe_do_faccessat, int dfd, const char *filename, int mode, int flags)
+{
+	return call_enter(flags);
+}
+
+SEC("kretprobe/do_faccessat")
+int BPF_KRETPROBE(kretprobe_do_faccessat)
+{
+	return call_exit();
+}
+
 SEC("tracepoint/syscalls/sys_enter_access")
-int sys_enter_access(struct trace_event_raw_sys_enter *ctx)
+int tp_sys_enter_access(struct trace_event_raw_sys_enter *ctx)
 {
 	return call_enter(0);
 }
 
 SEC("tracepoint/syscalls/sys_enter_faccessat")
-int sys_enter_faccessat(struct trace_event_raw_sys_enter *ctx)
+int tp_sys_enter_faccessat(struct trace_event_raw_sys_enter *ctx)
 {
 	return call_enter(0);
 }
 
 SEC("tracepoint/syscalls/sys_enter_faccessat2")
-int sys_enter_faccessat2(struct trace_event_raw_sys_enter *ctx)
+int tp_sys_enter_faccessat2(struct trace_event_raw_sys_enter *ctx)
 {
 	return call_enter((int)ctx->args[3]);
 }
 
 SEC("tracepoint/syscalls/sys_exit_access")
-int sys_exit_access(void *ctx)
+int tp_sys_exit_access(void *ctx)
 {
 	return call_exit();
 }
 
 SEC("tracepoint/syscalls/sys_exit_faccessat")
-int sys_exit_faccessat(void *ctx)
+int tp_sys_exit_faccessat(void *ctx)
 {
 	return call_exit();
 }
 
 SEC("tracepoint/syscalls/sys_exit_faccessat2")
-int sys_exit_faccessat2(void *ctx)
+int tp_sys_exit_faccessat2(void *ctx)
 {
 	return call_exit();
 }
@@ -175,5 +203,34 @@ int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
 	if (ctx->args[0] - cred_alloc_lo >= cred_alloc_len)
 		return 0;
 	cred_allocated();
+	return 0;
+}
+
+/*
+ * The floor of the call window in fentry and kprobe mode, for
+ * tests/vm/overhead: the same hooks with empty programs, loaded in place
+ * of the others only when PERMSCOPE_EMPTY_PROGRAMS is set.
+ */
+SEC("fentry/do_faccessat")
+int BPF_PROG(empty_fentry_do_faccessat)
+{
+	return 0;
+}
+
+SEC("fexit/do_faccessat")
+int BPF_PROG(empty_fexit_do_faccessat)
+{
+	return 0;
+}
+
+SEC("kprobe/do_faccessat")
+int BPF_KPROBE(empty_kprobe_do_faccessat)
+{
+	return 0;
+}
+
+SEC("kretprobe/do_faccessat")
+int BPF_KRETPROBE(empty_kretprobe_do_faccessat)
+{
 	return 0;
 }

@@ -2,11 +2,17 @@
 /*
  * exec family: does a failing execve() return ENOENT before allocating an mm?
  *
- * The call window is the execve/execveat syscall tracepoints in every mode;
- * the mode names the hook that sees an mm being allocated inside it:
- *   fentry      fentry on mm_alloc()
- *   kprobe      kprobe on mm_alloc()
- *   tracepoint  raw kmem_cache_alloc tracepoint, call_site inside mm_alloc()
+ * The mode names the hooks that open and close each call's window and the
+ * one that sees an mm being allocated inside it:
+ *   fentry      fentry/fexit on __x64_sys_execve/execveat, fentry on mm_alloc()
+ *   kprobe      kprobe/kretprobe on the same, kprobe on mm_alloc()
+ *   tracepoint  the execve/execveat syscall tracepoints, and the raw
+ *               kmem_cache_alloc tracepoint, call_site inside mm_alloc()
+ * do_execveat_common() is inlined on 6.1, 6.12 and 7.2, so the function
+ * hooks are on the x86-64 syscall functions (32-bit compat execs are seen
+ * in tracepoint mode only).  Syscall tracepoints are kept to the mode that
+ * has nothing else: attaching one puts every task on the syscall-work slow
+ * path.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -121,26 +127,74 @@ static __always_inline void mm_allocated(void)
 		call->mm_allocated = 1;
 }
 
+SEC("fentry/__x64_sys_execve")
+int BPF_PROG(fentry_x64_sys_execve, const struct pt_regs *regs)
+{
+	return call_enter();
+}
+
+SEC("fentry/__x64_sys_execveat")
+int BPF_PROG(fentry_x64_sys_execveat, const struct pt_regs *regs)
+{
+	return call_enter();
+}
+
+SEC("fexit/__x64_sys_execve")
+int BPF_PROG(fexit_x64_sys_execve, const struct pt_regs *regs, long ret)
+{
+	return call_exit(ret);
+}
+
+SEC("fexit/__x64_sys_execveat")
+int BPF_PROG(fexit_x64_sys_execveat, const struct pt_regs *regs, long ret)
+{
+	return call_exit(ret);
+}
+
+SEC("kprobe/__x64_sys_execve")
+int BPF_KPROBE(kprobe_x64_sys_execve)
+{
+	return call_enter();
+}
+
+SEC("kprobe/__x64_sys_execveat")
+int BPF_KPROBE(kprobe_x64_sys_execveat)
+{
+	return call_enter();
+}
+
+SEC("kretprobe/__x64_sys_execve")
+int BPF_KRETPROBE(kretprobe_x64_sys_execve, long ret)
+{
+	return call_exit(ret);
+}
+
+SEC("kretprobe/__x64_sys_execveat")
+int BPF_KRETPROBE(kretprobe_x64_sys_execveat, long ret)
+{
+	return call_exit(ret);
+}
+
 SEC("tracepoint/syscalls/sys_enter_execve")
-int sys_enter_execve(void *ctx)
+int tp_sys_enter_execve(void *ctx)
 {
 	return call_enter();
 }
 
 SEC("tracepoint/syscalls/sys_enter_execveat")
-int sys_enter_execveat(void *ctx)
+int tp_sys_enter_execveat(void *ctx)
 {
 	return call_enter();
 }
 
 SEC("tracepoint/syscalls/sys_exit_execve")
-int sys_exit_execve(struct trace_event_raw_sys_exit *ctx)
+int tp_sys_exit_execve(struct trace_event_raw_sys_exit *ctx)
 {
 	return call_exit(ctx->ret);
 }
 
 SEC("tracepoint/syscalls/sys_exit_execveat")
-int sys_exit_execveat(struct trace_event_raw_sys_exit *ctx)
+int tp_sys_exit_execveat(struct trace_event_raw_sys_exit *ctx)
 {
 	return call_exit(ctx->ret);
 }

@@ -69,7 +69,7 @@ if part lookup; then
 fi
 
 # access: N x access("/", R_OK) with root's default creds, per call.  The
-# filter runs in the syscall tracepoint programs, in every mode; each
+# filter runs in the programs that open the call window; each
 # "-out" configuration has a filter that excludes the workload, so it
 # costs that one check and no counting.
 # --cgroup: the workload moved into a cgroup (counted) or left outside it.
@@ -81,6 +81,11 @@ if part access; then
 	RUN="$W time-access $NA /"
 	measure access-none
 	for mode in fentry tracepoint; do
+		# the call window's hooks with empty programs: their floor
+		if [ $mode = fentry ]; then
+			EMPTY=1 measure "access-empty-$mode" --families access --mode $mode
+			EMPTY=
+		fi
 		measure "access-$mode" --families access --mode $mode
 		measure "access-$mode-pid-out" --families access --mode $mode --pid 1
 		measure "access-$mode-comm-out" --families access --mode $mode --comm no-such-task
@@ -88,5 +93,20 @@ if part access; then
 		RUN="$W join-cgroup $CG time-access $NA /"
 		measure "access-$mode-cgroup-in" --families access --mode $mode --cgroup "$CG"
 		RUN="$W time-access $NA /"
+	done
+fi
+
+# tax: what an unrelated syscall pays while a family records: N stat()s of
+# the tmpfs file (the lookup part's loop) with the access or exec family
+# loaded, against the same loop with nothing loaded.  A syscall tracepoint
+# puts every task on the syscall-work slow path; function hooks do not.
+if part tax; then
+	echo "taxed-stats $N" >> /out/overhead.txt
+	RUN="$W time-stat $N $F"
+	measure tax-none
+	for mode in fentry kprobe tracepoint; do
+		for fam in access exec; do
+			measure "tax-$fam-$mode" --families $fam --mode $mode
+		done
 	done
 fi
