@@ -61,7 +61,7 @@ VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps run test unit-test live-test vmtest vmlinux bench clean help check-tools
+.PHONY: all deps test-deps run test unit-test live-test vmtest bench bench-vm vmlinux clean help check-tools
 
 all: permscope
 
@@ -75,6 +75,7 @@ help:
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), ~1.5 min"
+	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid and bookworm (long)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
 # Installs only what is missing; never touches apt sources.
@@ -119,6 +120,14 @@ live-test: permscope $(LIVE_BINS)
 # the JSON beside them in OUT/bench.json.
 bench: permscope
 	./permscope bench all --slow --runs 7 -o $(OUT)/bench.json
+
+# What the probes cost, under QEMU -icount (guest time = executed
+# instructions): extra guest instructions per probed call on sid and
+# bookworm, against empty programs on the same hooks, and the tax on an
+# unrelated stat() (docs/kernels.md, "Probe cost").  Long: not in make test.
+bench-vm: test-deps
+	@$(MAKE) --no-print-directory $(VM_BINS)
+	PARTS="lookup access tax" tests/vm/overhead sid bookworm
 
 vmtest: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)
