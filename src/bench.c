@@ -29,18 +29,18 @@
 const struct bench_def bench_defs[BENCH_COUNT] = {
 	[BENCH_ACCESS1] = { "access1", "access1", "each worker access()es its own file",
 			    "faccessat cred override", "one capability cleared from the effective set",
-			    BENCH_M_WORKERS | BENCH_M_SLOW },
+			    BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
 	[BENCH_ACCESS2] = { "access2", "access2", "every worker access()es the same file",
 			    "faccessat cred override", "one capability cleared from the effective set",
-			    BENCH_M_WORKERS | BENCH_M_SLOW },
+			    BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
 	[BENCH_STAT_PATH] = { "stat-path", "stat_path", "stat() of a file at the end of a deep path",
 			      "MAY_EXEC lookup", "an allowing POSIX ACL on one directory of the path",
-			      BENCH_M_WORKERS | BENCH_M_SLOW },
+			      BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
 	[BENCH_EXEC_PATH] = { "exec-path", "exec_path", "vfork+execve through a 7-entry PATH vs by absolute path",
-			      "execve ENOENT", NULL, BENCH_M_EXEC },
+			      "execve ENOENT", NULL, BENCH_M_EXEC | BENCH_M_OVERHEAD },
 	[BENCH_CRED_BOUNCE] = { "cred-bounce", "cred_bounce", "one thread opens+closes a file, the others "
 				"access()/stat() another", "cred refcount layout", NULL,
-				BENCH_M_WORKERS },
+				BENCH_M_WORKERS | BENCH_M_OVERHEAD },
 };
 
 int bench_by_name(const char *name)
