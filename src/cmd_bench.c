@@ -410,8 +410,8 @@ static void print_overhead(FILE *out, const struct ovh_result *res, const struct
 	const struct bench_def *d = &bench_defs[res->id];
 
 	fprintf(out, "%s overhead: %s\n", d->name, d->what);
-	fprintf(out, "  %d %s%s, %g s a run, %d rounds; each round pairs a run without probes "
-		"with one\n  under each configuration, attached before it and detached after\n",
+	fprintf(out, "  %d %s%s, %g s a run, %d rounds; each round pairs a run without\n"
+		"  probes with one under each configuration, attached before it, detached after\n",
 		res->workers, res->threads ? "thread" : "process", res->workers == 1 ? "" :
 		res->threads ? "s" : "es", cfg->duration, cfg->runs);
 	fprintf(out, "  %-9s %-21s %-21s %s\n", "probes", "slowdown, CPU time", "wall time",
@@ -434,7 +434,8 @@ static void print_overhead(FILE *out, const struct ovh_result *res, const struct
 	}
 	fprintf(out, "  (slowdown: unprobed / probed ops per second of the workers' CPU time,\n"
 		"  median (range) over the pairs; slower: 100 x (unprobed - probed) / probed\n"
-		"  of the mean ops/cpu-s, with the 95%% CI of Welch's t)\n");
+		"  of the mean ops/cpu-s, with the 95%% CI of Welch's t%s)\n",
+		res->id == BENCH_EXEC_PATH ? ";\n  exec-path's wall time: from the median exec of each kind" : "");
 	for (int i = 0; i < res->nconf; i++) {
 		const struct ovh_conf *c = &res->conf[i];
 		char line[sizeof(c->why) + 64];

@@ -28,7 +28,7 @@ enum ovh_kind { OVH_FAMILY, OVH_ALL, OVH_BPFTRACE };
 
 struct ovh_pair {
 	double base_cpu, probed_cpu;   /* ops/cpu-s without and with the probes */
-	double base_wall, probed_wall; /* ops/s */
+	double base_wall, probed_wall; /* ops/s; exec-path: 1e9 / the medians' sum */
 };
 
 struct ovh_conf {
