@@ -95,6 +95,21 @@ static void bpftrace_reap(struct bpftrace *b)
 	close(b->fd);
 }
 
+/* Its last "ERROR: ..." line (the one that stopped it), else all it said. */
+static const char *last_error(char *text)
+{
+	char *e = NULL, *p = text;
+
+	while ((p = strstr(p, "ERROR:"))) {
+		e = p;
+		p += 6;
+	}
+	if (!e)
+		return text;
+	e[strcspn(e, "\n")] = 0;
+	return e;
+}
+
 /*
  * Start bpftrace on `script` (execve with an argv, no shell) and wait until
  * it says it has attached.  0, or -1 with what it printed in `why`.
@@ -103,7 +118,7 @@ static int bpftrace_start(struct bpftrace *b, const char *script, char *why, siz
 {
 	char *argv[] = { "bpftrace", "-e", (char *)script, NULL };
 	double deadline;
-	int p[2];
+	int p[2], status, n;
 
 	memset(b, 0, sizeof(*b));
 	if (pipe2(p, O_CLOEXEC)) {
@@ -139,9 +154,25 @@ static int bpftrace_start(struct bpftrace *b, const char *script, char *why, siz
 			return -1;
 		}
 	}
-	/* the line is printed just before the probes attach: let them */
-	while (bpftrace_read(b, 300) > 0)
+	/*
+	 * The line is printed before the probes attach, and a probe that
+	 * cannot attach (a kprobe on a kernel without them) ends it after:
+	 * let them attach, and see that it still runs.
+	 */
+	while ((n = bpftrace_read(b, 300)) > 0)
 		;
+	/* at EOF it is exiting: wait for it */
+	if (waitpid(b->pid, &status, n < 0 ? 0 : WNOHANG) == b->pid) {
+		b->pid = 0;
+		close(b->fd);
+		snprintf(why, whylen, "bpftrace exited (status %d): %.900s",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+			 last_error(b->text));
+		for (char *c = why; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		return -1;
+	}
 	return 0;
 }
 
