@@ -75,7 +75,7 @@ help:
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
-	@echo "                the probes' overhead on access1 and exec-path, ~3 min"
+	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
 # Installs only what is missing; never touches apt sources.
