@@ -16,6 +16,8 @@
 
 #include "bench.h"
 #include "profile.h"
+#include "record.h"
+#include "util.h"
 
 static void access_slow_runs_clear_a_capability_and_pair_with_fast_ones(void **state)
 {
@@ -136,6 +138,26 @@ static void overhead_attaches_each_configuration_and_leaves_nothing_attached(voi
 	if (why[0]) {
 		print_message("skipped: %s\n", why);
 		skip();
+	}
+	/* positive control: the listing sees the programs of an attached family */
+	{
+		struct record_opts o;
+		struct recorder rec;
+		struct profile p;
+		size_t fresh = 0;
+
+		record_opts_init(&o);
+		for (int f = 0; f < FAMILY_COUNT; f++)
+			o.probe.want[f] = f == FAMILY_ACCESS;
+		profile_init(&p);
+		tracing_prog_ids(before, 4096);
+		assert_int_equal(recorder_attach(&rec, &o.probe, &p), EXIT_OK);
+		tracing_prog_ids(after, 4096);
+		recorder_detach(&rec);
+		profile_free(&p);
+		for (i = 0; after[i]; i++)
+			fresh += !has_id(before, after[i]);
+		assert_true(fresh >= 2);
 	}
 	tracing_prog_ids(before, 4096);
 	if (run_capture(argv)) {
