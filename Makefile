@@ -74,7 +74,8 @@ help:
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
-	@echo "make bench      build, run every benchmark (fast vs slow where it applies), ~1.5 min"
+	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
+	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
 	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid and bookworm (long)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
@@ -117,9 +118,13 @@ live-test: permscope $(LIVE_BINS)
 
 # The native figures of docs/benchmarks.md: 7 interleaved fast/slow pairs
 # of 1 s where the fast path can be defeated (as root), 7 runs elsewhere;
-# the JSON beside them in OUT/bench.json.
+# the JSON beside them in OUT/bench.json.  Then the probes' overhead on
+# access1 and exec-path: 10 rounds of 0.3 s pairs a configuration (with
+# bpftrace when installed), in OUT/bench-overhead.json.
 bench: permscope
 	./permscope bench all --slow --runs 7 -o $(OUT)/bench.json
+	./permscope bench access1 exec-path --overhead --runs 10 --duration 0.3 \
+		-o $(OUT)/bench-overhead.json
 
 # What the probes cost, under QEMU -icount (guest time = executed
 # instructions): extra guest instructions per probed call on sid and

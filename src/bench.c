@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,18 +29,18 @@
 const struct bench_def bench_defs[BENCH_COUNT] = {
 	[BENCH_ACCESS1] = { "access1", "access1", "each worker access()es its own file",
 			    "faccessat cred override", "one capability cleared from the effective set",
-			    BENCH_M_WORKERS | BENCH_M_SLOW },
+			    BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
 	[BENCH_ACCESS2] = { "access2", "access2", "every worker access()es the same file",
 			    "faccessat cred override", "one capability cleared from the effective set",
-			    BENCH_M_WORKERS | BENCH_M_SLOW },
+			    BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
 	[BENCH_STAT_PATH] = { "stat-path", "stat_path", "stat() of a file at the end of a deep path",
 			      "MAY_EXEC lookup", "an allowing POSIX ACL on one directory of the path",
-			      BENCH_M_WORKERS | BENCH_M_SLOW },
+			      BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
 	[BENCH_EXEC_PATH] = { "exec-path", "exec_path", "vfork+execve through a 7-entry PATH vs by absolute path",
-			      "execve ENOENT", NULL, BENCH_M_EXEC },
+			      "execve ENOENT", NULL, BENCH_M_EXEC | BENCH_M_OVERHEAD },
 	[BENCH_CRED_BOUNCE] = { "cred-bounce", "cred_bounce", "one thread opens+closes a file, the others "
 				"access()/stat() another", "cred refcount layout", NULL,
-				BENCH_M_WORKERS },
+				BENCH_M_WORKERS | BENCH_M_OVERHEAD },
 };
 
 int bench_by_name(const char *name)
@@ -549,6 +550,20 @@ static double timed_exec(char *const paths[], int n, char *const envp[], int *fa
 	return now_monotonic_ns() - t0;
 }
 
+/*
+ * CPU ns of this thread and of the reaped children: an exec's work is done
+ * in the vforked child, counted here once it is reaped.
+ */
+static uint64_t exec_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru))
+		return thread_cpu_ns();
+	return thread_cpu_ns() + (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
 /* One operation: an exec through PATH and one by absolute path, alternating. */
 static int run_exec(char *const paths[7], const struct bench_config *cfg, struct bench_run *r,
 		    int runno, char *err, size_t errlen)
@@ -559,12 +574,14 @@ static int run_exec(char *const paths[7], const struct bench_config *cfg, struct
 	double t0 = mono_s(), warm_end = t0 + (cfg->loops > 0 ? 0 : cfg->duration / 5 < 0.2 ?
 					  cfg->duration / 5 : 0.2), now;
 	int failed = 0, ret = 0;
+	uint64_t cpu0;
 
 	if (!viapath || !abs)
 		goto nomem;
 	for (now = t0; now < warm_end && !failed; now = mono_s())
 		timed_exec(paths, 7, envp, &failed), timed_exec(paths + 6, 1, envp, &failed);
 	t0 = mono_s();
+	cpu0 = exec_cpu_ns();
 	for (;;) {
 		if (cfg->loops > 0 ? n >= (size_t)cfg->loops : mono_s() >= t0 + cfg->duration)
 			break;
@@ -594,10 +611,12 @@ static int run_exec(char *const paths[7], const struct bench_config *cfg, struct
 		goto out;
 	}
 	r->secs = mono_s() - t0;
+	cpu0 = exec_cpu_ns() - cpu0;
 	r->ops = n;
 	r->nworkers = 1;
 	r->ops_per_s = r->secs > 0 ? n / r->secs : 0;
-	r->cpu_ops_per_s = 0;
+	/* pairs over the CPU time of this thread and of the children it reaped */
+	r->cpu_ops_per_s = cpu0 ? n / (cpu0 / 1e9) : 0;
 	r->worker_ops_per_s = calloc(1, sizeof(double));
 	if (!r->worker_ops_per_s)
 		goto nomem;

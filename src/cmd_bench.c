@@ -11,18 +11,19 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "overhead.h"
 #include "profile.h"
 #include "util.h"
 
 #define BENCH_FORMAT "permscope-bench/1"
 
-enum { OPT_SLOW = 0x500, OPT_LOOPS };
+enum { OPT_SLOW = 0x500, OPT_LOOPS, OPT_OVERHEAD };
 
 struct bench_cmd {
 	struct output_opts out;
 	const char *output;
 	struct bench_config cfg;
-	bool procs_given, threads_given;
+	bool procs_given, threads_given, overhead;
 	bool want[BENCH_COUNT];
 	int nwant;
 };
@@ -34,6 +35,9 @@ static const struct argp_option bench_options[] = {
 	{ "runs", 'r', "R", 0, "Measured runs, or fast/slow pairs with --slow (default 5)", 0 },
 	{ "slow", OPT_SLOW, 0, 0, "Also measure with the fast path defeated, interleaved, and "
 	  "print what the fast path is worth (access1, access2, stat-path)", 0 },
+	{ "overhead", OPT_OVERHEAD, 0, 0, "Measure the probes' own cost instead: each run paired "
+	  "with one under each family alone, all of them, and bpftrace's one-liner when "
+	  "installed (root)", 0 },
 	{ "output", 'o', "FILE", 0, "Also write the results to FILE as a profile of runs, for "
 	  "compare and gate (bench.NAME.* metrics)", 0 },
 	/* for tests of the harness: each worker does exactly N operations */
@@ -86,6 +90,9 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 	case OPT_LOOPS:
 		c->cfg.loops = parse_count(arg, "--loops", 1000000000L, state);
 		break;
+	case OPT_OVERHEAD:
+		c->overhead = true;
+		break;
 	case 'o':
 		c->output = arg;
 		break;
@@ -102,6 +109,12 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 		c->nwant++;
 		break;
 	case ARGP_KEY_END:
+		/* the probed and unprobed runs must differ in the probes only */
+		if (c->overhead && c->cfg.slow)
+			argp_error(state, "--overhead and --slow exclude each other (measure the "
+				   "probes' cost on the fast path, then the fast path without probes)");
+		if (c->overhead && c->cfg.loops)
+			argp_error(state, "--overhead measures rates: it takes --duration, not --loops");
 		if (!c->nwant)
 			argp_error(state, "name a benchmark (access1, access2, stat-path, exec-path, "
 				   "cred-bounce or all)");
@@ -137,10 +150,16 @@ static const struct argp bench_argp = {
 	"with a 95% confidence interval (Welch's t) and the fast/slow ratio of the "
 	"pairs in wall time and in the workers' CPU time.  Clearing a capability needs "
 	"one to clear (root).\n\n"
+	"--overhead pairs, in every round, a run with no probes with one under each "
+	"probe configuration (each family alone, all families, bpftrace's one-liner "
+	"when /usr/bin/bpftrace exists), attached in-process before the run and "
+	"detached after it, and prints the slowdown (unprobed / probed ops per CPU "
+	"second) as median (range) over the rounds.  Root.\n\n"
 	"Examples:\n"
 	"  permscope bench access1 --slow --runs 7\n"
 	"  permscope bench access2 --procs 2 --json\n"
 	"  permscope bench access1 --slow -o base.json   (later: -o new.json)\n"
+	"  permscope bench access1 exec-path --overhead --runs 10 --duration 0.3\n"
 	"  permscope compare base.json new.json\n",
 	bench_children, 0, 0,
 };
@@ -362,6 +381,234 @@ out:
 	return err;
 }
 
+/* ---- --overhead ------------------------------------------------------------ */
+
+/* `text` in lines of at most 78 columns, "  " before the first, "    " before the others. */
+static void print_wrapped(FILE *out, const char *text)
+{
+	const char *indent = "  ";
+
+	while (*text) {
+		size_t width = 78 - strlen(indent), n = strlen(text), cut = n;
+
+		if (n > width) {
+			for (cut = width; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = width;
+		}
+		fprintf(out, "%s%.*s\n", indent, (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+		indent = "    ";
+	}
+}
+
+static void print_overhead(FILE *out, const struct ovh_result *res, const struct bench_config *cfg)
+{
+	const struct bench_def *d = &bench_defs[res->id];
+
+	fprintf(out, "%s overhead: %s\n", d->name, d->what);
+	fprintf(out, "  %d %s%s, %g s a run, %d rounds; each round pairs a run without\n"
+		"  probes with one under each configuration, attached before it, detached after\n",
+		res->workers, res->threads ? "thread" : "process", res->workers == 1 ? "" :
+		res->threads ? "s" : "es", cfg->duration, cfg->runs);
+	fprintf(out, "  %-9s %-21s %-21s %s\n", "probes", "slowdown, CPU time", "wall time",
+		"slower (95% CI)");
+	for (int i = 0; i < res->nconf; i++) {
+		const struct ovh_conf *c = &res->conf[i];
+		struct ovh_summary s;
+		char cpu[32], wall[32];
+
+		if (!c->npairs)
+			continue;
+		overhead_summarize(c, &s);
+		snprintf(cpu, sizeof(cpu), "%.3fx (%.3f-%.3f)", s.cpu_median, s.cpu_min, s.cpu_max);
+		snprintf(wall, sizeof(wall), "%.3fx (%.3f-%.3f)", s.wall_median, s.wall_min, s.wall_max);
+		fprintf(out, "  %-9s %-21s %-21s ", c->name, cpu, wall);
+		if (s.compared)
+			fprintf(out, "%+.1f%% (%+.1f..%+.1f)\n", s.cost_pct, s.cost_lo, s.cost_hi);
+		else
+			fprintf(out, "(two rounds or more)\n");
+	}
+	fprintf(out, "  (slowdown: unprobed / probed ops per second of the workers' CPU time,\n"
+		"  median (range) over the pairs; slower: 100 x (unprobed - probed) / probed\n"
+		"  of the mean ops/cpu-s, with the 95%% CI of Welch's t%s)\n",
+		res->id == BENCH_EXEC_PATH ? ";\n  exec-path's wall time: from the median exec of each kind" : "");
+	for (int i = 0; i < res->nconf; i++) {
+		const struct ovh_conf *c = &res->conf[i];
+		char line[sizeof(c->why) + 64];
+
+		if (c->npairs && c->kind == OVH_BPFTRACE)
+			snprintf(line, sizeof(line), "bpftrace -e '%s'", c->how);
+		else if (c->npairs)
+			snprintf(line, sizeof(line), "%s: %s; attach %.2f s, detach %.2f s a round",
+				 c->name, c->how, c->attach_s / c->npairs, c->detach_s / c->npairs);
+		else
+			snprintf(line, sizeof(line), "%s: not measured: %s", c->name, c->why);
+		print_wrapped(out, line);
+	}
+}
+
+static json_t *overhead_json(const struct ovh_result *res)
+{
+	json_t *o = json_object(), *confs = json_array();
+
+	json_object_set_new(o, "name", json_string(bench_defs[res->id].name));
+	json_object_set_new(o, "change", json_string(bench_defs[res->id].change));
+	json_object_set_new(o, "workers", json_integer(res->workers));
+	json_object_set_new(o, "worker_kind", json_string(res->threads ? "threads" : "processes"));
+	for (int i = 0; i < res->nconf; i++) {
+		const struct ovh_conf *c = &res->conf[i];
+		json_t *jc = json_object(), *pairs = json_array();
+		struct ovh_summary s;
+
+		json_object_set_new(jc, "name", json_string(c->name));
+		json_object_set_new(jc, "measured", json_boolean(c->npairs > 0));
+		json_object_set_new(jc, "attached", c->npairs ? json_string(c->how) : json_null());
+		if (!c->available || !c->npairs)
+			json_object_set_new(jc, "unavailable", json_string(c->why));
+		for (int k = 0; k < c->npairs; k++)
+			json_array_append_new(pairs, json_pack(
+				"{s:f,s:f,s:f,s:f,s:f,s:f}", "ops_per_cpu_s", c->pairs[k].base_cpu,
+				"probed_ops_per_cpu_s", c->pairs[k].probed_cpu, "ops_per_s",
+				c->pairs[k].base_wall, "probed_ops_per_s", c->pairs[k].probed_wall,
+				"cpu_ratio", overhead_ratio(&c->pairs[k], false),
+				"wall_ratio", overhead_ratio(&c->pairs[k], true)));
+		json_object_set_new(jc, "pairs", pairs);
+		if (c->npairs) {
+			overhead_summarize(c, &s);
+			json_object_set_new(jc, "attach_s", json_real(c->attach_s / c->npairs));
+			json_object_set_new(jc, "detach_s", json_real(c->detach_s / c->npairs));
+			json_object_set_new(jc, "ratio", json_pack(
+				"{s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "pairs", (json_int_t)s.n,
+				"cpu_median", s.cpu_median, "cpu_min", s.cpu_min, "cpu_max", s.cpu_max,
+				"wall_median", s.wall_median, "wall_min", s.wall_min,
+				"wall_max", s.wall_max));
+			if (s.compared)
+				json_object_set_new(jc, "cpu_cost", json_pack(
+					"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.cost_pct, "ci_lo",
+					s.cost_lo, "ci_hi", s.cost_hi, "p", s.w.p, "t", s.w.t,
+					"df", s.w.df));
+		}
+		json_array_append_new(confs, jc);
+	}
+	json_object_set_new(o, "configurations", confs);
+	return o;
+}
+
+static int overhead_main(struct bench_cmd *c, int argc, char **argv)
+{
+	struct ovh_result res[BENCH_COUNT];
+	char err[PATH_MAX + 256], *text = NULL, *buf = NULL, when[64];
+	int nres = 0, ret = EXIT_OK;
+	uint64_t start = now_realtime_ns(), end;
+	json_t *root, *list;
+	struct utsname u;
+	size_t len = 0;
+	FILE *f;
+
+	if (geteuid() != 0)
+		pr_warn("not root: no probe will attach, so only bpftrace (if installed) is measured");
+	for (int id = 0; id < BENCH_COUNT; id++) {
+		if (!c->want[id])
+			continue;
+		if (overhead_run(id, &c->cfg, &res[nres], err, sizeof(err))) {
+			if (c->cfg.progress)
+				fprintf(stderr, "\r%-40s\r", "");
+			pr_err("%s: %s", bench_defs[id].name, err);
+			overhead_result_free(&res[nres]);
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		nres++;
+	}
+	end = now_realtime_ns();
+	if (c->output) {
+		struct profile p;
+		int e = -ENOMEM;
+
+		profile_init(&p);
+		profile_set_host(&p);
+		p.start_ns = start;
+		p.end_ns = end;
+		p.command = calloc(argc + 2, sizeof(char *));
+		p.runs = calloc(c->cfg.runs, sizeof(*p.runs));
+		if (p.command && p.runs) {
+			e = 0;
+			for (int i = 0; i <= argc && !e; i++)
+				if (!(p.command[i] = strdup(i ? argv[i - 1] : "permscope")))
+					e = -ENOMEM;
+			for (int r = 0; r < c->cfg.runs && !e; r++) {
+				p.nruns = r + 1;
+				for (int i = 0; i < nres && !e; i++)
+					e = overhead_run_metrics(&res[i], r, &p.runs[r]);
+			}
+			if (!e)
+				e = profile_write(&p, c->output);
+		}
+		profile_free(&p);
+		if (e) {
+			pr_err("cannot write %s: %s", c->output, strerror(-e));
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (c->out.format == FORMAT_JSON) {
+		root = json_object();
+		list = json_array();
+		uname(&u);
+		json_object_set_new(root, "format", json_string(BENCH_FORMAT));
+		json_object_set_new(root, "tool_version", json_string(PERMSCOPE_VERSION));
+		json_object_set_new(root, "mode", json_string("overhead"));
+		json_object_set_new(root, "hostname", json_string(u.nodename));
+		json_object_set_new(root, "kernel_release", json_string(u.release));
+		json_object_set_new(root, "kernel_version", json_string(u.version));
+		json_object_set_new(root, "machine", json_string(u.machine));
+		json_object_set_new(root, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+		format_utc_ns(start, when, sizeof(when));
+		json_object_set_new(root, "start", json_string(when));
+		format_utc_ns(end, when, sizeof(when));
+		json_object_set_new(root, "end", json_string(when));
+		json_object_set_new(root, "duration_s", json_real(c->cfg.duration));
+		json_object_set_new(root, "runs", json_integer(c->cfg.runs));
+		for (int i = 0; i < nres; i++)
+			json_array_append_new(list, overhead_json(&res[i]));
+		json_object_set_new(root, "benchmarks", list);
+		text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+		json_decref(root);
+		if (!text) {
+			pr_err("out of memory");
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		ret = emit_output(NULL, text, strlen(text));
+		if (!ret)
+			putchar('\n');
+		goto out;
+	}
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		pr_err("out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	for (int i = 0; i < nres; i++) {
+		if (i)
+			fputc('\n', f);
+		print_overhead(f, &res[i], &c->cfg);
+	}
+	fclose(f);
+	ret = emit_output(NULL, buf, len);
+out:
+	for (int i = 0; i < nres; i++)
+		overhead_result_free(&res[i]);
+	free(text);
+	free(buf);
+	return ret;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_cmd c = { .cfg = { .duration = 1, .runs = 5 } };
@@ -374,6 +621,8 @@ int cmd_bench(int argc, char **argv)
 
 	parse_command(&bench_argp, argc, argv, &c);
 	c.cfg.progress = verbosity >= 0 && isatty(STDERR_FILENO);
+	if (c.overhead)
+		return overhead_main(&c, argc, argv);
 	start = now_realtime_ns();
 	for (int id = 0; id < BENCH_COUNT; id++) {
 		if (!c.want[id])

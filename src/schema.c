@@ -391,6 +391,17 @@ const struct bench_metric_row bench_metric_rows[] = {
 	{ "path_median_ns", BENCH_M_EXEC, "median ns of a vfork+exec through the 7-entry PATH" },
 	{ "abs_median_ns", BENCH_M_EXEC, "median ns of a vfork+exec by absolute path" },
 	{ "failed_lookups_ns", BENCH_M_EXEC, "path_median_ns - abs_median_ns: the 6 failed lookups" },
+	/* --overhead: one pair, unprobed then probed, a round; > 1 is slower */
+	{ "overhead_access", BENCH_M_OVERHEAD,
+	  "ops_per_cpu_s without probes / with the access family attached (--overhead)" },
+	{ "overhead_exec", BENCH_M_OVERHEAD,
+	  "ops_per_cpu_s without probes / with the exec family attached (--overhead)" },
+	{ "overhead_lookup", BENCH_M_OVERHEAD,
+	  "ops_per_cpu_s without probes / with the lookup family attached (--overhead)" },
+	{ "overhead_all", BENCH_M_OVERHEAD,
+	  "ops_per_cpu_s without probes / with every family that attaches (--overhead)" },
+	{ "overhead_bpftrace", BENCH_M_OVERHEAD,
+	  "ops_per_cpu_s without probes / with the equivalent bpftrace one-liner (--overhead)" },
 };
 
 const size_t bench_metric_nrows = sizeof(bench_metric_rows) / sizeof(bench_metric_rows[0]);

@@ -145,6 +145,7 @@ void counters_sub(void *into, const void *from, size_t bytes);
 #define BENCH_M_WORKERS 0x1 /* looping workers: all but exec-path */
 #define BENCH_M_SLOW    0x2 /* a slow variant: access1, access2, stat-path */
 #define BENCH_M_EXEC    0x4 /* exec-path */
+#define BENCH_M_OVERHEAD 0x8 /* every benchmark, with --overhead */
 
 struct bench_metric_row {
 	const char *key;

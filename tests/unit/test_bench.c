@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "metrics.h"
+#include "overhead.h"
 #include "profile.h"
 
 /* With --loops, every worker does exactly `loops` operations: workers x loops are counted. */
@@ -155,6 +156,74 @@ static void bad_bench_options_are_bad_usage(void **state)
 	assert_contains(err_text, "--procs and --threads exclude each other");
 }
 
+/* --overhead compares probed with unprobed runs of the fast path, timed: nothing else. */
+static void overhead_with_slow_or_loops_is_bad_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope("bench", "access1", "--overhead", "--slow", NULL), 2);
+	assert_contains(err_text, "--overhead and --slow exclude each other");
+	assert_int_equal(permscope("bench", "access1", "--slow", "--overhead", NULL), 2);
+	assert_contains(err_text, "--overhead and --slow exclude each other");
+	assert_int_equal(permscope("bench", "exec-path", "--overhead", "--loops", "5", NULL), 2);
+	assert_contains(err_text, "--overhead measures rates: it takes --duration, not --loops");
+	assert_int_equal(permscope("bench", "--overhead", NULL), 2);
+	assert_contains(err_text, "name a benchmark");
+}
+
+/*
+ * A round's slowdown is unprobed over probed ops per CPU second, written as
+ * bench.NAME.overhead_CONF for gate; a configuration not measured writes
+ * nothing, and the summary's median and range are over the pairs.
+ */
+static void overhead_metrics_are_the_cpu_slowdown_of_each_round(void **state)
+{
+	struct ovh_pair access_pairs[] = { { 1000, 800, 990, 700 }, { 1100, 1000, 1000, 950 },
+					  { 900, 600, 900, 500 } };
+	struct ovh_pair all_pairs[] = { { 1000, 500, 1000, 400 }, { 1000, 400, 1000, 500 },
+				       { 1000, 250, 1000, 300 } };
+	struct ovh_result res = { .id = BENCH_EXEC_PATH, .nconf = 3 };
+	struct ovh_summary s;
+	struct metric_list l = { 0 };
+	const struct metric *m;
+
+	(void)state;
+	res.conf[0] = (struct ovh_conf){ .kind = OVH_FAMILY, .name = "access", .available = true,
+					 .pairs = access_pairs, .npairs = 3 };
+	res.conf[1] = (struct ovh_conf){ .kind = OVH_FAMILY, .name = "lookup" };
+	res.conf[2] = (struct ovh_conf){ .kind = OVH_ALL, .name = "all", .available = true,
+					 .pairs = all_pairs, .npairs = 3 };
+	assert_true(overhead_ratio(&access_pairs[0], false) == 1.25);
+	assert_true(fabs(overhead_ratio(&access_pairs[0], true) - 990.0 / 700) < 1e-12);
+	assert_true(overhead_ratio(&(struct ovh_pair){ 1000, 0, 1000, 0 }, false) == 0);
+
+	assert_int_equal(overhead_run_metrics(&res, 2, &l), 0);
+	assert_int_equal(l.n, 2);
+	m = metrics_find(&l, "bench.exec_path.overhead_access");
+	assert_non_null(m);
+	assert_true(m->value == 1.5);
+	m = metrics_find(&l, "bench.exec_path.overhead_all");
+	assert_non_null(m);
+	assert_true(m->value == 4);
+	assert_null(metrics_find(&l, "bench.exec_path.overhead_lookup"));
+	for (size_t i = 0; i < l.n; i++)
+		assert_true(metric_name_valid(l.m[i].name));
+	assert_true(metric_name_valid("bench.access1.overhead_bpftrace"));
+	assert_true(metric_name_valid("bench.stat_path.overhead_lookup"));
+	metrics_free(&l);
+
+	overhead_summarize(&res.conf[2], &s);
+	assert_int_equal(s.n, 3);
+	assert_true(s.cpu_median == 2.5 && s.cpu_min == 2 && s.cpu_max == 4);
+	assert_true(s.wall_median == 2.5 && s.wall_min == 2 && s.wall_max == 10.0 / 3);
+	/* mean unprobed 1000, mean probed 383.3: +160.9% slower */
+	assert_true(s.compared);
+	assert_true(fabs(s.cost_pct - 100 * (1000 - 1150.0 / 3) / (1150.0 / 3)) < 1e-9);
+	assert_true(s.cost_lo < s.cost_pct && s.cost_pct < s.cost_hi);
+	overhead_summarize(&res.conf[1], &s);
+	assert_int_equal(s.n, 0);
+	assert_false(s.compared);
+}
+
 /* The JSON printed loads, with what each run counted. */
 static void json_output_loads_with_every_run_counted(void **state)
 {
@@ -263,6 +332,8 @@ int main(void)
 		cmocka_unit_test(stat_path_slow_runs_interleave_with_fast_ones),
 		cmocka_unit_test(the_median_of_an_even_count_is_the_mean_of_the_middle_two),
 		cmocka_unit_test(bad_bench_options_are_bad_usage),
+		cmocka_unit_test(overhead_with_slow_or_loops_is_bad_usage),
+		cmocka_unit_test(overhead_metrics_are_the_cpu_slowdown_of_each_round),
 		cmocka_unit_test(json_output_loads_with_every_run_counted),
 		cmocka_unit_test(output_file_is_a_profile_compare_and_gate_read),
 		cmocka_unit_test(text_output_has_a_line_per_run_and_a_summary),
