@@ -378,10 +378,15 @@ static void check_lookup_concurrency(int k, bool change)
 		/*
 		 * fentry: what it did not count, it reports as lost.  The shell
 		 * around the four makes a check or two more or less from run to
-		 * run (seen: one): the tree's own checks are exact above.
+		 * run (seen: one): the tree's own checks are exact above.  The
+		 * loss is an upper bound: a skipped run of the
+		 * security_inode_permission program may have been a check of a
+		 * file or of another mask, which would not have counted (seen:
+		 * 6 more than kprobe mode's, out of 115,389 lost, on a busy host).
 		 */
-		if (llabs((long long)(all_checks(&f) + checks_lost(&f)) -
-			  (long long)all_checks(&kp)) > 4)
+		if ((long long)(all_checks(&f) + checks_lost(&f)) <
+			    (long long)all_checks(&kp) - 4 ||
+		    all_checks(&f) > all_checks(&kp) + 4)
 			fail_msg("%s %s: %llu checks + %llu lost, %llu in kprobe mode", kernels[k],
 				 trees[tr], (unsigned long long)all_checks(&f),
 				 (unsigned long long)checks_lost(&f),
