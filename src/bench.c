@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "slowpath.h"
 #include "util.h"
 
 const struct bench_def bench_defs[BENCH_COUNT] = {
@@ -95,18 +96,6 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Clear `cap` from this thread's effective set only; permitted stays. */
-static int drop_effective(int cap)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[cap / 32].effective &= ~(1U << (cap % 32));
-	return syscall(SYS_capset, &hdr, data);
-}
-
 /* The first capability in this thread's effective set, or -1. */
 static int first_effective_cap(void)
 {
@@ -153,7 +142,7 @@ static void worker(const struct job *j, int w)
 	uint64_t i = 0;
 	int ph;
 
-	if (j->slow && j->cap >= 0 && drop_effective(j->cap)) {
+	if (j->slow && j->cap >= 0 && slowpath_drop_effective(j->cap)) {
 		s->err = errno;
 		s->ready = 1;
 		return;
@@ -418,28 +407,6 @@ static int make_deep_tree(const char *dir, char *path, size_t size)
 	}
 	snprintf(path + len, size - len, "/file");
 	return make_file(path, 0644);
-}
-
-/*
- * An access ACL that allows what the mode bits allow and names one user:
- * with it the directory is no longer one "everyone may traverse with no
- * ACL", so path walk takes the full permission check.  Raw setxattr, in
- * the kernel's posix_acl_xattr format (no libacl needed).
- */
-static int set_allowing_acl(const char *path)
-{
-	struct {
-		uint32_t version;
-		struct { uint16_t tag, perm; uint32_t id; } e[5];
-	} acl = { 2, {
-		{ 0x01, 7, -1U },   /* ACL_USER_OBJ rwx */
-		{ 0x02, 5, 1000 },  /* ACL_USER 1000 r-x */
-		{ 0x04, 5, -1U },   /* ACL_GROUP_OBJ r-x */
-		{ 0x10, 5, -1U },   /* ACL_MASK r-x */
-		{ 0x20, 5, -1U },   /* ACL_OTHER r-x */
-	} };
-
-	return setxattr(path, "system.posix_acl_access", &acl, sizeof(acl), 0);
 }
 
 #if defined(__x86_64__)
@@ -733,7 +700,7 @@ int bench_run(enum bench_id id, const struct bench_config *cfg, struct bench_res
 			if (mkdir(other, 0755) || make_deep_tree(other, slow_path, sizeof(slow_path)))
 				goto syserr;
 			snprintf(other, sizeof(other), "%s/slow/a/b", dir);
-			if (set_allowing_acl(other)) {
+			if (slowpath_allowing_acl(other)) {
 				snprintf(res->slow_skipped, sizeof(res->slow_skipped), "cannot set a POSIX "
 					 "ACL on %s: %s (the filesystem of TMPDIR must support ACLs)",
 					 other, strerror(errno));

@@ -44,23 +44,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "slowpath.h"
+
 #define MISSING_PATH "/nonexistent-permscope-dir/missing-program"
-
-/* Clear `cap` from the effective set only: permitted stays, so eff != perm. */
-static int drop_effective(int cap)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	if (!(data[cap / 32].effective & (1U << (cap % 32)))) {
-		fprintf(stderr, "workload: capability %d is not effective to begin with\n", cap);
-		return -1;
-	}
-	data[cap / 32].effective &= ~(1U << (cap % 32));
-	return syscall(SYS_capset, &hdr, data);
-}
 
 static int run_access(long n, int flags)
 {
@@ -89,26 +75,9 @@ static int run_exec_missing(long n)
 	return 0;
 }
 
-/* The on-disk POSIX ACL xattr format (include/uapi/linux/posix_acl_xattr.h). */
-struct acl_entry {
-	unsigned short tag, perm;
-	unsigned int id;
-};
-
 static int set_allowing_acl(const char *path)
 {
-	struct {
-		unsigned int version;
-		struct acl_entry e[5];
-	} acl = { 2, {
-		{ 0x01, 7, -1U },   /* ACL_USER_OBJ rwx */
-		{ 0x02, 5, 1000 },  /* ACL_USER 1000 r-x */
-		{ 0x04, 5, -1U },   /* ACL_GROUP_OBJ r-x */
-		{ 0x10, 5, -1U },   /* ACL_MASK r-x */
-		{ 0x20, 5, -1U },   /* ACL_OTHER r-x */
-	} };
-
-	if (setxattr(path, "system.posix_acl_access", &acl, sizeof(acl), 0)) {
+	if (slowpath_allowing_acl(path)) {
 		perror("workload: setxattr system.posix_acl_access");
 		return 1;
 	}
@@ -294,8 +263,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "eaccess"))
 		return run_access(n, AT_EACCESS);
 	if (!strcmp(argv[1], "access-dropcap")) {
-		if (drop_effective(CAP_NET_RAW)) {
-			perror("workload: capset");
+		if (slowpath_drop_effective(CAP_NET_RAW)) {
+			if (errno == EINVAL)
+				fprintf(stderr, "workload: capability %d is not effective to begin "
+					"with\n", CAP_NET_RAW);
+			else
+				perror("workload: capset");
 			return 1;
 		}
 		return run_access(n, 0);
