@@ -858,15 +858,11 @@ void bench_summarize(const struct bench_result *res, struct bench_summary *s)
 	if (ns >= 2 && nf >= 2 && s->slow.mean > 0) {
 		s->compared = true;
 		welch_test(&s->slow, &s->fast, &s->w);
-		s->gain_pct = 100 * s->w.diff / s->slow.mean;
-		s->gain_lo = 100 * s->w.ci_lo / s->slow.mean;
-		s->gain_hi = 100 * s->w.ci_hi / s->slow.mean;
+		s->gain = welch_percent(&s->w, s->slow.mean);
 	}
 	if (s->compared && s->cpu_slow.mean > 0) {
 		welch_test(&s->cpu_slow, &s->cpu_fast, &s->cpu_w);
-		s->cpu_gain_pct = 100 * s->cpu_w.diff / s->cpu_slow.mean;
-		s->cpu_gain_lo = 100 * s->cpu_w.ci_lo / s->cpu_slow.mean;
-		s->cpu_gain_hi = 100 * s->cpu_w.ci_hi / s->cpu_slow.mean;
+		s->cpu_gain = welch_percent(&s->cpu_w, s->cpu_slow.mean);
 	}
 out:
 	free(fast);

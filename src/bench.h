@@ -94,11 +94,11 @@ struct bench_summary {
 	struct sample_summary fast, slow;  /* ops_per_s of the runs of each variant */
 	bool compared;                     /* slow runs exist, two pairs or more */
 	struct welch w;                    /* fast - slow */
-	double gain_pct, gain_lo, gain_hi; /* 100 * (fast - slow) / slow, and its 95% CI */
+	struct percent_change gain;        /* 100 * (fast - slow) / slow, and its 95% CI */
 	/* the same from ops_per_cpu_s: steadier than wall time on a shared machine */
 	struct sample_summary cpu_fast, cpu_slow;
 	struct welch cpu_w;
-	double cpu_gain_pct, cpu_gain_lo, cpu_gain_hi;
+	struct percent_change cpu_gain;
 	size_t npairs;
 	/* fast/slow per pair: wall ops/s, thread-CPU ops/s */
 	double ratio_median, ratio_min, ratio_max;

@@ -227,9 +227,9 @@ static void print_text(FILE *out, const struct bench_result *res, const struct b
 	fprintf(out, "  slow: %.0f ± %.0f ops/s over %zu runs\n", s.slow.mean, s.slow.stddev, s.slow.n);
 	if (s.compared) {
 		fprintf(out, "  fast path worth: %+.1f%% ops/s (95%% CI %+.1f%% .. %+.1f%%, Welch's t p=%.2g)\n",
-			s.gain_pct, s.gain_lo, s.gain_hi, s.w.p);
+			s.gain.pct, s.gain.lo, s.gain.hi, s.w.p);
 		fprintf(out, "                   %+.1f%% ops/cpu-s (95%% CI %+.1f%% .. %+.1f%%, p=%.2g)\n",
-			s.cpu_gain_pct, s.cpu_gain_lo, s.cpu_gain_hi, s.cpu_w.p);
+			s.cpu_gain.pct, s.cpu_gain.lo, s.cpu_gain.hi, s.cpu_w.p);
 	}
 	else
 		fprintf(out, "  fast path worth: %+.1f%% ops/s (two pairs or more give a confidence "
@@ -294,11 +294,11 @@ static json_t *result_json(const struct bench_result *res, const struct bench_co
 	}
 	if (s.compared) {
 		json_object_set_new(sum, "fast_path_gain", json_pack(
-			"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.gain_pct, "ci_lo", s.gain_lo,
-			"ci_hi", s.gain_hi, "p", s.w.p, "t", s.w.t, "df", s.w.df));
+			"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.gain.pct, "ci_lo", s.gain.lo,
+			"ci_hi", s.gain.hi, "p", s.w.p, "t", s.w.t, "df", s.w.df));
 		json_object_set_new(sum, "fast_path_cpu_gain", json_pack(
-			"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.cpu_gain_pct, "ci_lo", s.cpu_gain_lo,
-			"ci_hi", s.cpu_gain_hi, "p", s.cpu_w.p, "t", s.cpu_w.t, "df", s.cpu_w.df));
+			"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.cpu_gain.pct, "ci_lo", s.cpu_gain.lo,
+			"ci_hi", s.cpu_gain.hi, "p", s.cpu_w.p, "t", s.cpu_w.t, "df", s.cpu_w.df));
 	}
 	if (s.npairs)
 		json_object_set_new(sum, "ratio", json_pack(
@@ -428,7 +428,7 @@ static void print_overhead(FILE *out, const struct ovh_result *res, const struct
 		snprintf(wall, sizeof(wall), "%.3fx (%.3f-%.3f)", s.wall_median, s.wall_min, s.wall_max);
 		fprintf(out, "  %-9s %-21s %-21s ", c->name, cpu, wall);
 		if (s.compared)
-			fprintf(out, "%+.1f%% (%+.1f..%+.1f)\n", s.cost_pct, s.cost_lo, s.cost_hi);
+			fprintf(out, "%+.1f%% (%+.1f..%+.1f)\n", s.cost.pct, s.cost.lo, s.cost.hi);
 		else
 			fprintf(out, "(two rounds or more)\n");
 	}
@@ -488,8 +488,8 @@ static json_t *overhead_json(const struct ovh_result *res)
 				"wall_max", s.wall_max));
 			if (s.compared)
 				json_object_set_new(jc, "cpu_cost", json_pack(
-					"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.cost_pct, "ci_lo",
-					s.cost_lo, "ci_hi", s.cost_hi, "p", s.w.p, "t", s.w.t,
+					"{s:f,s:f,s:f,s:f,s:f,s:f}", "percent", s.cost.pct, "ci_lo",
+					s.cost.lo, "ci_hi", s.cost.hi, "p", s.w.p, "t", s.w.t,
 					"df", s.w.df));
 		}
 		json_array_append_new(confs, jc);

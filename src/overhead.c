@@ -403,9 +403,7 @@ void overhead_summarize(const struct ovh_conf *c, struct ovh_summary *s)
 		/* diff = unprobed - probed */
 		welch_test(&s->probed, &s->base, &s->w);
 		s->compared = true;
-		s->cost_pct = 100 * s->w.diff / s->probed.mean;
-		s->cost_lo = 100 * s->w.ci_lo / s->probed.mean;
-		s->cost_hi = 100 * s->w.ci_hi / s->probed.mean;
+		s->cost = welch_percent(&s->w, s->probed.mean);
 	}
 out:
 	free(cpu);

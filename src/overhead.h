@@ -77,7 +77,7 @@ struct ovh_summary {
 	struct sample_summary base, probed;
 	struct welch w;
 	bool compared;
-	double cost_pct, cost_lo, cost_hi;
+	struct percent_change cost;
 };
 
 /* The slowdown of one pair from CPU time (wall: false) or wall time; 0 when unknown. */

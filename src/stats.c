@@ -225,6 +225,13 @@ double student_t_quantile_two_sided(double p, double df)
 
 /* ---- Welch's t-test --------------------------------------------------------- */
 
+struct percent_change welch_percent(const struct welch *w, double base)
+{
+	return (struct percent_change){
+		.pct = 100 * w->diff / base, .lo = 100 * w->ci_lo / base, .hi = 100 * w->ci_hi / base,
+	};
+}
+
 void welch_test(const struct sample_summary *a, const struct sample_summary *b,
 		struct welch *out)
 {

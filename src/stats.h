@@ -38,6 +38,14 @@ struct welch {
 void welch_test(const struct sample_summary *a, const struct sample_summary *b,
 		struct welch *out);
 
+/* A Welch difference as a share of a mean, in percent, with its 95% CI. */
+struct percent_change {
+	double pct, lo, hi;
+};
+
+/* 100 * w->diff / base and the same of its CI; base is mean(a), > 0. */
+struct percent_change welch_percent(const struct welch *w, double base);
+
 /* Two-sided p-value of Student's t with df degrees of freedom (df > 0). */
 double student_t_p_two_sided(double t, double df);
 /* The t value with two-sided tail probability p (0 < p < 1), e.g. p = 0.05. */

@@ -217,8 +217,8 @@ static void overhead_metrics_are_the_cpu_slowdown_of_each_round(void **state)
 	assert_true(s.wall_median == 2.5 && s.wall_min == 2 && s.wall_max == 10.0 / 3);
 	/* mean unprobed 1000, mean probed 383.3: +160.9% slower */
 	assert_true(s.compared);
-	assert_true(fabs(s.cost_pct - 100 * (1000 - 1150.0 / 3) / (1150.0 / 3)) < 1e-9);
-	assert_true(s.cost_lo < s.cost_pct && s.cost_pct < s.cost_hi);
+	assert_true(fabs(s.cost.pct - 100 * (1000 - 1150.0 / 3) / (1150.0 / 3)) < 1e-9);
+	assert_true(s.cost.lo < s.cost.pct && s.cost.pct < s.cost.hi);
 	overhead_summarize(&res.conf[1], &s);
 	assert_int_equal(s.n, 0);
 	assert_false(s.compared);
