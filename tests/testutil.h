@@ -433,6 +433,14 @@ static inline void testutil_golden(const char *name, const char *text, size_t le
 
 /* ---- live tests ---------------------------------------------------------- */
 
+/* Skip the running test, saying why, when `why` (live_skip_reason()'s) is not "". */
+#define skip_unless_live(why) do {                                   \
+	if ((why)[0]) {                                              \
+		print_message("skipped: %s\n", (why));              \
+		skip();                                              \
+	}                                                            \
+} while (0)
+
 /*
  * Why live tests cannot run here, into `why` ("" when they can): not root,
  * `bin` not built, or `permscope record` of the access and exec families

@@ -96,13 +96,6 @@ static void record_workload(const char *tag, const char *families, struct profil
 		fail_msg("%s: %s", out, err);
 }
 
-#define SKIP_UNLESS_LIVE() do {                                      \
-	if (skip_all[0]) {                                           \
-		print_message("skipped: %s\n", skip_all);            \
-		skip();                                              \
-	}                                                            \
-} while (0)
-
 static void require_family(const struct profile *p, enum family_id f)
 {
 	const struct family_result *r = &p->fam[f];
@@ -153,7 +146,7 @@ static void access_default_creds_allocate_no_cred(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	record_workload("access", "access", &p, "access", "1000", NULL);
 	require_family(&p, FAMILY_ACCESS);
 	print_access(&p);
@@ -171,7 +164,7 @@ static void access_with_a_cleared_effective_cap_allocates_creds(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	record_workload("access-dropcap", "access", &p, "access-dropcap", "1000", NULL);
 	require_family(&p, FAMILY_ACCESS);
 	print_access(&p);
@@ -186,7 +179,7 @@ static void access_with_at_eaccess_is_counted_and_needs_no_cred(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	record_workload("eaccess", "access", &p, "eaccess", "500", NULL);
 	require_family(&p, FAMILY_ACCESS);
 	print_access(&p);
@@ -202,7 +195,7 @@ static void exec_of_a_missing_path_fails_early_with_enoent(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	record_workload("exec-missing", "exec", &p, "exec-missing", "200", NULL);
 	require_family(&p, FAMILY_EXEC);
 	print_exec(&p);
@@ -222,7 +215,7 @@ static void exec_of_an_existing_file_is_seen_allocating_an_mm(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	record_workload("exec-existing", "exec", &p, "exec-existing", "50", NULL);
 	require_family(&p, FAMILY_EXEC);
 	print_exec(&p);
@@ -238,7 +231,7 @@ static void recording_a_command_counts_only_its_processes(void **state)
 	pid_t noise;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	noise = fork();
 	assert_true(noise >= 0);
 	if (noise == 0) {
@@ -267,7 +260,7 @@ static void sigterm_stops_a_recording_and_keeps_the_profile(void **state)
 	pid_t pid;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	snprintf(out, sizeof(out), "%s/sigterm.json", tmpdir);
 	pid = spawn_to(argv, NULL, NULL);
 	sleep(2); /* attached by then; the test is about what SIGTERM does */
@@ -390,7 +383,7 @@ static void pid_filter_counts_exactly_that_process(void **state)
 	pid_t rec;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/pid.json", tmpdir);
 	target = access_caller("ps-target", 300);
@@ -424,7 +417,7 @@ static void children_the_process_table_cannot_hold_are_reported_lost(void **stat
 	char byte;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/tracked-full.json", tmpdir);
 	assert_int_equal(pipe(go), 0);
@@ -486,7 +479,7 @@ static void comm_filter_counts_exactly_tasks_of_that_name(void **state)
 	pid_t rec;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/comm.json", tmpdir);
 	a = access_caller("ps-wanted", 200);
@@ -557,7 +550,7 @@ static void cgroup_filter_counts_exactly_tasks_in_that_cgroup_and_below(void **s
 	pid_t rec;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	cgroups_make();
 	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/cgroup.json", tmpdir);
@@ -589,7 +582,7 @@ static void cgroup_and_comm_filters_must_both_match(void **state)
 	pid_t rec;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	cgroups_make();
 	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/cgroup-comm.json", tmpdir);
@@ -616,7 +609,7 @@ static void command_killed_by_a_signal_is_told_apart(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	workload_bin = "/bin/sh";
 	record_workload("killed", "exec", &p, "-c", "kill -9 $$", NULL);
 	workload_bin = getenv("PERMSCOPE_WORKLOAD") ? getenv("PERMSCOPE_WORKLOAD")
@@ -635,7 +628,7 @@ static void duration_stops_a_longer_command(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	argv[0] = (char *)permscope_bin();
 	snprintf(out, sizeof(out), "%s/duration.json", tmpdir);
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -658,7 +651,7 @@ static void lookup_counts_directory_checks_on_tmpfs(void **state)
 	const struct fs_result *tmpfs = NULL;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	/* /dev/shm/permscope-live-PID/a/b/c, every level 0755 */
 	snprintf(dir, sizeof(dir), "/dev/shm/permscope-live-%d", getpid());
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
@@ -689,7 +682,7 @@ static void unavailable_families_explain_every_mode(void **state)
 	struct profile p;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	snprintf(out, sizeof(out), "%s/all.json", tmpdir);
 	assert_int_equal(run_capture(argv), 0);
 	if (profile_read(out, &p, err, sizeof(err)))

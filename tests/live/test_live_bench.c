@@ -61,10 +61,7 @@ static void slow_access_runs_take_the_cred_override_and_fast_ones_do_not(void **
 	(void)state;
 	if (live_skip_reason(why, sizeof(why), permscope_bin()))
 		fail_msg("cannot make a scratch directory");
-	if (why[0]) {
-		print_message("skipped: %s\n", why);
-		skip();
-	}
+	skip_unless_live(why);
 	snprintf(out, sizeof(out), "%s/bench-access.json", tmpdir);
 	if (run_capture(argv)) {
 		print_message("%s", err_text);
@@ -135,10 +132,7 @@ static void overhead_attaches_each_configuration_and_leaves_nothing_attached(voi
 	(void)state;
 	if (live_skip_reason(why, sizeof(why), permscope_bin()))
 		fail_msg("cannot make a scratch directory");
-	if (why[0]) {
-		print_message("skipped: %s\n", why);
-		skip();
-	}
+	skip_unless_live(why);
 	/* positive control: the listing sees the programs of an attached family */
 	{
 		struct record_opts o;

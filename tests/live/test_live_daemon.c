@@ -39,13 +39,6 @@
 
 static char skip_all[512];
 
-#define SKIP_UNLESS_LIVE() do {                                      \
-	if (skip_all[0]) {                                           \
-		print_message("skipped: %s\n", skip_all);            \
-		skip();                                              \
-	}                                                            \
-} while (0)
-
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -284,7 +277,7 @@ static void metrics_move_by_exactly_the_workloads_calls(void **state)
 	char *before, *after;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	daemon_start(&d, "moves", "psd-moves", "1", NULL);
 	before = scrape(&d);
 	run_caller("psd-moves", 700, 30);
@@ -318,7 +311,7 @@ static void promtool_accepts_the_exposition(void **state)
 	pid_t pid;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	if (access(argv[0], X_OK)) {
 		print_message("skipped: no %s (Debian package prometheus)\n", argv[0]);
 		skip();
@@ -399,7 +392,7 @@ static void prometheus_scrapes_exactly_the_workloads_counts(void **state)
 	pid_t prom;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	if (access(argv[0], X_OK)) {
 		print_message("skipped: no %s (Debian package prometheus)\n", argv[0]);
 		skip();
@@ -456,7 +449,7 @@ static void sigterm_writes_a_final_snapshot_equal_to_the_metrics(void **state)
 	__u64 calls = 0;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	daemon_start(&d, "sigterm", "psd-term", "3600", NULL); /* only the final snapshot */
 	run_caller("psd-term", 400, 12);
 	metrics = scrape(&d);
@@ -546,7 +539,7 @@ static void kill_9_loses_at_most_the_current_interval(void **state)
 	int leftovers;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	daemon_start(&d, "kill9", "psd-kill9", "0.5", NULL);
 	run_caller("psd-kill9", 300, 0);
 	usleep(1500000); /* three intervals: at least two snapshots have the 300 */
@@ -579,7 +572,7 @@ static void a_second_daemon_on_the_same_state_dir_refuses(void **state)
 	struct daemon d;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	daemon_start(&d, "twice", "psd-twice", "3600", NULL);
 	argv[0] = (char *)permscope_bin();
 	argv[7] = d.state;
@@ -609,7 +602,7 @@ static void snapshots_keep_k_pairs_whose_deltas_chain(void **state)
 	int leftovers;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	daemon_start(&d, "keep", "psd-keep", "0.2", "--keep=3");
 	for (int i = 0; i < 8; i++) {
 		run_caller("psd-keep", 100, 1);
@@ -676,7 +669,7 @@ static void deltas_add_up_to_the_total_under_a_busy_workload(void **state)
 	int n, deltas = 0;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	if (nbusy > 64)
 		nbusy = 64;
 	for (int i = 0; i < nbusy; i++) {
@@ -755,7 +748,7 @@ static void logs_carry_priorities_for_journald_and_sighup_reopens_log(void **sta
 	int fd;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	/* stderr is this file: JOURNAL_STREAM names its device and inode, as systemd would. */
 	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	assert_true(fd >= 0 && fstat(fd, &st) == 0);
@@ -833,7 +826,7 @@ static void the_service_units_capabilities_are_enough(void **state)
 	char *errs;
 
 	(void)state;
-	SKIP_UNLESS_LIVE();
+	skip_unless_live(skip_all);
 	if (access(argv[0], X_OK)) {
 		print_message("skipped: no %s (util-linux)\n", argv[0]);
 		skip();
