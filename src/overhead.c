@@ -22,7 +22,8 @@
  * access and exec benchmarks the latency of the syscall, from its enter and
  * exit tracepoints, and a count of slab allocations (where an override cred
  * or an mm comes from); for the lookup the MAY_EXEC posting's one-liner,
- * keyed by filesystem name.  cred-bounce is access() and stat() under a
+ * checks by filesystem name and the i_opflags bit 0x80.  tests/vm's
+ * overhead plan runs the same scripts in the VM (a unit test compares).  cred-bounce is access() and stat() under a
  * contended cred: the access one.
  */
 const char *overhead_bpftrace_script(enum bench_id id)
@@ -35,7 +36,8 @@ const char *overhead_bpftrace_script(enum bench_id id)
 		       "tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }";
 	case BENCH_STAT_PATH:
 		return "kprobe:security_inode_permission "
-		       "{ @[str(((struct inode *)arg0)->i_sb->s_type->name)] = count(); }";
+		       "{ @[str(((struct inode *)arg0)->i_sb->s_type->name), "
+		       "((struct inode *)arg0)->i_opflags & 0x80] = count(); }";
 	default:
 		return "tracepoint:syscalls:sys_enter_access { @start[tid] = nsecs; } "
 		       "tracepoint:syscalls:sys_exit_access /@start[tid]/ "

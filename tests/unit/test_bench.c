@@ -322,6 +322,25 @@ static void text_output_has_a_line_per_run_and_a_summary(void **state)
 	assert_contains(out_text, "the 6 failed lookups cost ");
 }
 
+/*
+ * tests/vm/overhead-plan.sh measures bpftrace's one-liners in the VM: they
+ * must be the very scripts `bench --overhead` runs here.
+ */
+static void the_vm_plan_runs_the_same_bpftrace_scripts(void **state)
+{
+	char *plan = slurp("tests/vm/overhead-plan.sh", NULL), *want;
+
+	(void)state;
+	assert_non_null(plan);
+	assert_true(asprintf(&want, "BT_LOOKUP='%s'", overhead_bpftrace_script(BENCH_STAT_PATH)) > 0);
+	assert_contains(plan, want);
+	free(want);
+	assert_true(asprintf(&want, "BT_ACCESS='%s'", overhead_bpftrace_script(BENCH_ACCESS1)) > 0);
+	assert_contains(plan, want);
+	free(want);
+	free(plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +356,7 @@ int main(void)
 		cmocka_unit_test(json_output_loads_with_every_run_counted),
 		cmocka_unit_test(output_file_is_a_profile_compare_and_gate_read),
 		cmocka_unit_test(text_output_has_a_line_per_run_and_a_summary),
+		cmocka_unit_test(the_vm_plan_runs_the_same_bpftrace_scripts),
 	};
 
 	return cmocka_run_group_tests_name("bench", tests, tmpdir_setup, tmpdir_teardown);

@@ -96,6 +96,61 @@ if part access; then
 	done
 fi
 
+# bpftrace: what a user's one-liner costs on the same loops, the scripts
+# of `permscope bench --overhead` (src/overhead.c; a unit test keeps the
+# two the same): the MAY_EXEC posting's lookup one-liner per stat() check,
+# the latency-and-allocations script per access() call.  bpftrace is in
+# the initramfs only when tests/vm/overhead found it on the host.
+BT_LOOKUP='kprobe:security_inode_permission { @[str(((struct inode *)arg0)->i_sb->s_type->name), ((struct inode *)arg0)->i_opflags & 0x80] = count(); }'
+BT_ACCESS='tracepoint:syscalls:sys_enter_access { @start[tid] = nsecs; } tracepoint:syscalls:sys_exit_access /@start[tid]/ { @lat = hist(nsecs - @start[tid]); delete(@start[tid]); } tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }'
+
+# measure_bpftrace NAME SCRIPT: $RUN while bpftrace runs SCRIPT (started,
+# compiled and attached first: it prints "Attaching" then).
+measure_bpftrace() {
+	best=
+	for r in $(seq "$ROUNDS"); do
+		/bpftrace -e "$2" > /tmp/bt.out 2>&1 &
+		bt=$!
+		i=0
+		until grep -q Attaching /tmp/bt.out 2>/dev/null || [ $i -ge 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		if ! grep -q Attaching /tmp/bt.out; then
+			echo "$1: bpftrace did not attach:"
+			cat /tmp/bt.out
+			kill -INT $bt 2>/dev/null
+			wait $bt
+			return
+		fi
+		sleep 1 # "Attaching N probes..." comes before the last attach
+		t=$($RUN)
+		kill -INT $bt
+		wait $bt
+		cp /tmp/bt.out "/out/$1-$r.txt"
+		[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+	done
+	echo "$1 $best" >> /out/overhead.txt
+}
+
+if part bpftrace; then
+	if [ -x /bpftrace ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		grep -q "^stats " /out/overhead.txt || echo "stats $N" >> /out/overhead.txt
+		[ -f /out/calls.json ] || $P record -q --families lookup --mode kprobe -o /out/calls.json -- $W stat "$N" "$F"
+		RUN="$W time-stat $N $F"
+		grep -q "^none " /out/overhead.txt || measure none
+		measure_bpftrace bpftrace-lookup "$BT_LOOKUP"
+		grep -q "^accesses " /out/overhead.txt || echo "accesses $NA" >> /out/overhead.txt
+		RUN="$W time-access $NA /"
+		grep -q "^access-none " /out/overhead.txt || measure access-none
+		measure_bpftrace access-bpftrace "$BT_ACCESS"
+	else
+		echo "bpftrace: not in the guest (not installed on the host)"
+	fi
+fi
+
 # tax: what an unrelated syscall pays while a family records: N stat()s of
 # the tmpfs file (the lookup part's loop) with the access or exec family
 # loaded, against the same loop with nothing loaded.  A syscall tracepoint
