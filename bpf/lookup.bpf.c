@@ -176,21 +176,41 @@ static __always_inline __u64 call_target(__u64 ret)
 }
 
 /*
- * Who made the SIP call whose program frame is `frame`: read the return
- * address (one probe read), then ask this CPU's cache of call sites, and
- * decode the call instruction only for a site not seen before.  IP made
- * it when the address lies in IP (a plain call) or follows a call of IP (a
- * tail call: then the address is in IP's caller, the walker or another).
+ * bpf_rdonly_cast() (a kfunc since 6.2) turns an address into a read-only
+ * BTF pointer: a load through it is one instruction, and a fault reads 0,
+ * where bpf_probe_read_kernel() is a helper call of about 90.  Weak, and
+ * only the programs named *_rdonly_cast call it: user space loads those
+ * where the kernel's BTF has the kfunc and their twins without the suffix
+ * elsewhere (src/families.c).
  */
-static __always_inline enum site call_site(struct lookup_cpu *cpu, const void *frame)
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/*
+ * Who made the SIP call whose program frame is `frame`: read the return
+ * address (a direct load, or one probe read where the kernel has no
+ * bpf_rdonly_cast), then ask this CPU's cache of call sites, and decode
+ * the call instruction only for a site not seen before.  IP made it when
+ * the address lies in IP (a plain call) or follows a call of IP (a tail
+ * call: then the address is in IP's caller, the walker or another).
+ */
+static __always_inline enum site call_site(struct lookup_cpu *cpu, const void *frame, bool direct_load)
 {
 	__u32 off = ret_off & 0xff; /* bounded: the verifier needs that for ctx */
 	__u64 ret, *slot, tgt;
 	bool walker;
 	enum site s;
 
-	if (bpf_probe_read_kernel(&ret, sizeof(ret), frame + off))
+	if (direct_load) {
+		/* any struct whose first member is 8 bytes of scalar will do */
+		const struct timespec64 *word =
+			bpf_rdonly_cast(frame + off, bpf_core_type_id_kernel(struct timespec64));
+
+		ret = word->tv_sec;
+		if (!ret)
+			return SITE_UNKNOWN;
+	} else if (bpf_probe_read_kernel(&ret, sizeof(ret), frame + off)) {
 		return SITE_UNKNOWN;
+	}
 	slot = &cpu->sites[(ret >> 1) & (LOOKUP_SITES - 1)];
 	for (s = SITE_IP_WALK; s <= SITE_DIRECT_OTHER; s++)
 		if (*slot == (ret ^ site_key[s]))
@@ -252,7 +272,7 @@ struct check {
 	struct dir_view d;    /* the inode as SIP sees it */
 };
 
-static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c)
+static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, bool direct_load)
 {
 	struct lookup_stats *s;
 	enum lookup_reason why;
@@ -262,7 +282,7 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c)
 
 	if (bench_stop == 1)
 		return;
-	site = call_site(cpu, c->frame);
+	site = call_site(cpu, c->frame, direct_load);
 	if (site == SITE_UNKNOWN) {
 		cpu->lost.call_site_unread++;
 		return;
@@ -275,7 +295,7 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c)
 	direct = site == SITE_DIRECT_WALK || site == SITE_DIRECT_OTHER;
 	why = lookup_eligibility(&c->d);
 	o = lookup_origin(c->mask, site == SITE_IP_OTHER || site == SITE_DIRECT_OTHER);
-	s->checks++;
+	/* checks and nested are sums user space makes: not counted here */
 	if (o < LOOKUP_ORIGINS)
 		s->origin[o]++;
 	if (why == LOOKUP_ELIGIBLE) {
@@ -292,10 +312,8 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c)
 	 */
 	if (c->d.opflags & PS_IOP_FASTPERM_MAY_EXEC)
 		s->may_exec_opt_in++;
-	if (!direct) {
-		s->nested++;
+	if (!direct)
 		return;
-	}
 	s->did_skip++;
 	/* A skipped full check of an ineligible directory is never safe. */
 	if (why != LOOKUP_ELIGIBLE) {
@@ -345,7 +363,7 @@ static __always_inline void ip_call(struct lookup_cpu *cpu, const struct inode *
 		s->first_check++;
 }
 
-/* ---- fentry: direct loads through the BTF pointers ----------------------- */
+/* ---- direct loads through BTF pointers ---------------------------------- */
 
 static __always_inline __u64 acl_of(const struct inode *inode)
 {
@@ -354,47 +372,97 @@ static __always_inline __u64 acl_of(const struct inode *inode)
 	return 0;
 }
 
-SEC("fentry/inode_permission")
-int BPF_PROG(fentry_inode_permission, struct mnt_idmap *idmap, struct inode *inode, int mask)
+/*
+ * The programs' bodies, for an inode the verifier knows as a BTF pointer
+ * (fentry's argument, or any address through bpf_rdonly_cast): its fields
+ * are direct loads.  `frame` is where ret_off counts from: the fentry
+ * program's context, the stack pointer at a kprobe.
+ */
+static __always_inline void ip_entry(struct inode *inode, int mask)
 {
 	struct lookup_cpu *cpu;
 
 	if (!(mask & PS_MAY_EXEC) || !mode_is_dir(inode->i_mode) || ret_off < 0 ||
 	    !(cpu = this_cpu()) || !counted(cpu))
-		return 0;
+		return;
 	ip_call(cpu, inode, (__u64)inode->i_sb->s_type, inode->i_sb->s_magic, inode->i_opflags,
 		inode->i_op->permission != NULL);
+}
+
+static __always_inline void sip_entry(const void *frame, struct inode *inode, int mask,
+				      bool direct_load)
+{
+	struct lookup_cpu *cpu;
+	struct check c;
+
+	if (!(mask & PS_MAY_EXEC) || !mode_is_dir(inode->i_mode))
+		return;
+	if (ret_off < 0) {
+		if (calibrating())
+			calibrate(frame);
+		return;
+	}
+	if (!(cpu = this_cpu()) || !counted(cpu))
+		return;
+	c.inode = inode;
+	c.fs_type = (__u64)inode->i_sb->s_type;
+	c.magic = inode->i_sb->s_magic;
+	c.frame = frame;
+	c.mask = mask;
+	c.d.mode = inode->i_mode;
+	c.d.opflags = inode->i_opflags;
+	c.d.acl = acl_of(inode);
+	sip_check(cpu, &c, direct_load);
+}
+
+/* ---- fentry: the arguments are BTF pointers ----------------------------- */
+
+SEC("fentry/inode_permission")
+int BPF_PROG(fentry_inode_permission, struct mnt_idmap *idmap, struct inode *inode, int mask)
+{
+	ip_entry(inode, mask);
+	return 0;
+}
+
+SEC("fentry/security_inode_permission")
+int BPF_PROG(fentry_security_inode_permission_rdonly_cast, struct inode *inode, int mask)
+{
+	sip_entry(ctx, inode, mask, true);
 	return 0;
 }
 
 SEC("fentry/security_inode_permission")
 int BPF_PROG(fentry_security_inode_permission, struct inode *inode, int mask)
 {
-	struct lookup_cpu *cpu;
-	struct check c;
-
-	if (!(mask & PS_MAY_EXEC) || !mode_is_dir(inode->i_mode))
-		return 0;
-	if (ret_off < 0) {
-		if (calibrating())
-			calibrate(ctx);
-		return 0;
-	}
-	if (!(cpu = this_cpu()) || !counted(cpu))
-		return 0;
-	c.inode = inode;
-	c.fs_type = (__u64)inode->i_sb->s_type;
-	c.magic = inode->i_sb->s_magic;
-	c.frame = ctx;
-	c.mask = mask;
-	c.d.mode = inode->i_mode;
-	c.d.opflags = inode->i_opflags;
-	c.d.acl = acl_of(inode);
-	sip_check(cpu, &c);
+	sip_entry(ctx, inode, mask, false);
 	return 0;
 }
 
-/* ---- kprobe: the same through probe reads; the frame is the entry sp ----- */
+/*
+ * ---- kprobe: the frame is the entry sp; the inode a plain address, made a
+ * BTF pointer by bpf_rdonly_cast where the kernel has it, else read field
+ * by field with probe reads (6.1) ------------------------------------------
+ */
+
+static __always_inline struct inode *as_inode(const void *addr)
+{
+	return bpf_rdonly_cast(addr, bpf_core_type_id_kernel(struct inode));
+}
+
+SEC("kprobe/inode_permission")
+int BPF_KPROBE(kprobe_inode_permission_rdonly_cast, struct mnt_idmap *idmap, struct inode *inode,
+	       int mask)
+{
+	ip_entry(as_inode(inode), mask);
+	return 0;
+}
+
+SEC("kprobe/security_inode_permission")
+int BPF_KPROBE(kprobe_security_inode_permission_rdonly_cast, struct inode *inode, int mask)
+{
+	sip_entry((void *)PT_REGS_SP(ctx), as_inode(inode), mask, true);
+	return 0;
+}
 
 SEC("kprobe/inode_permission")
 int BPF_KPROBE(kprobe_inode_permission, struct mnt_idmap *idmap, struct inode *inode, int mask)
@@ -436,7 +504,7 @@ int BPF_KPROBE(kprobe_security_inode_permission, struct inode *inode, int mask)
 	c.d.acl = 0;
 	if (bpf_core_field_exists(inode->i_acl))
 		c.d.acl = (__u64)BPF_CORE_READ(inode, i_acl);
-	sip_check(cpu, &c);
+	sip_check(cpu, &c, false);
 	return 0;
 }
 

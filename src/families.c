@@ -2,6 +2,7 @@
 #include "families.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -242,10 +243,21 @@ static int lookup_collect(void *s, struct profile *p)
 	free(vals);
 	if (err)
 		return err;
-	/* An IP call that made no SIP call was refused before it. */
-	for (size_t i = 0; i < p->nfs; i++)
-		p->fs[i].s.denied = p->fs[i].s.ip_calls > p->fs[i].s.nested ?
-				    p->fs[i].s.ip_calls - p->fs[i].s.nested : 0;
+	/*
+	 * What the programs leave out to save instructions on every check:
+	 * each check has one origin, a check the fast path did not take was
+	 * made by IP (nested), and an IP call that made no SIP call was
+	 * refused before it (denied).
+	 */
+	for (size_t i = 0; i < p->nfs; i++) {
+		struct lookup_stats *st = &p->fs[i].s;
+
+		st->checks = 0;
+		for (int o = 0; o < LOOKUP_ORIGINS; o++)
+			st->checks += st->origin[o];
+		st->nested = st->checks > st->did_skip ? st->checks - st->did_skip : 0;
+		st->denied = st->ip_calls > st->nested ? st->ip_calls - st->nested : 0;
+	}
 	profile_sort_fs(p);
 	/* The programs' own losses, beside the kernel's count of their misses. */
 	family_add_lost(res, "no_task_storage", lost.no_task_storage);
@@ -316,12 +328,46 @@ static bool mode_wanted(const char *name, enum attach_mode m, bool filter_tasks)
 	return true;
 }
 
+#define RDONLY_CAST_SUFFIX "_rdonly_cast"
+
+/* Does the running kernel have the kfunc bpf_rdonly_cast() (6.2 and later)? */
+static bool kernel_has_rdonly_cast(void)
+{
+	static int has = -1;
+	struct btf *btf;
+
+	if (has < 0) {
+		btf = btf__load_vmlinux_btf();
+		has = btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+		btf__free(btf);
+	}
+	return has;
+}
+
+/*
+ * A program named NAME_rdonly_cast reads kernel memory through the kfunc
+ * bpf_rdonly_cast() (bpf/lookup.bpf.c); its twin NAME does the same with
+ * probe reads.  Exactly one of the two loads: the first where the kernel
+ * has the kfunc, the twin elsewhere.
+ */
+static bool twin_wanted(struct bpf_object *obj, const char *name)
+{
+	char with_cast[128];
+
+	if (strlen(name) > strlen(RDONLY_CAST_SUFFIX) &&
+	    !strcmp(name + strlen(name) - strlen(RDONLY_CAST_SUFFIX), RDONLY_CAST_SUFFIX))
+		return kernel_has_rdonly_cast();
+	snprintf(with_cast, sizeof(with_cast), "%s%s", name, RDONLY_CAST_SUFFIX);
+	return !bpf_object__find_program_by_name(obj, with_cast) || !kernel_has_rdonly_cast();
+}
+
 /*
  * The empty programs (bpf/lookup.bpf.c) replace all the others, but for
  * the process filter's, only for the overhead measurement of
  * tests/vm/overhead (PERMSCOPE_EMPTY_PROGRAMS).
  */
-static bool program_wanted(const char *name, enum attach_mode m, bool filter_tasks)
+static bool program_wanted(struct bpf_object *obj, const char *name, enum attach_mode m,
+			   bool filter_tasks)
 {
 	static int empty = -1;
 
@@ -331,7 +377,7 @@ static bool program_wanted(const char *name, enum attach_mode m, bool filter_tas
 		return empty && mode_wanted(name + 6, m, filter_tasks);
 	if (empty && !has_prefix(name, "track_"))
 		return false;
-	return mode_wanted(name, m, filter_tasks);
+	return mode_wanted(name, m, filter_tasks) && twin_wanted(obj, name);
 }
 
 static const char *mode_hint(enum attach_mode m, int err)
@@ -419,7 +465,8 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 	if (err)
 		goto fail_why;
 	bpf_object__for_each_program(prog, ops->object(skel))
-		bpf_program__set_autoload(prog, program_wanted(bpf_program__name(prog), m,
+		bpf_program__set_autoload(prog, program_wanted(ops->object(skel),
+							       bpf_program__name(prog), m,
 							       o->filter_tasks));
 	/* For the test that fills it: a table of 8192 processes takes 8192 to fill. */
 	if (getenv("PERMSCOPE_TRACKED_ENTRIES"))
