@@ -209,7 +209,7 @@ static int decompress(const void *data, size_t len, unsigned char **out, size_t 
 	archive_read_support_format_raw(a);
 	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK ||
 	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
-		err_set("unreadable kernel payload: %s", archive_error_string(a));
+		err_set("truncated or corrupt kernel payload: %s", archive_error_string(a));
 		goto out;
 	}
 	if (archive_filter_count(a) < 2) {
