@@ -249,10 +249,10 @@ static int check_file(const struct check_cmd *c)
 				     "cred_layout", layout_json(&layout)));
 		return EXIT_OK;
 	}
-	printf("permscope check: kernel %s, from %s (%s%s%s%s%s); attach tries skipped\n",
-	       ki.release[0] ? ki.release : "of unknown release", c->btf_file,
-	       kimage_kind_name(ki.kind), ki.member[0] ? ", " : "", ki.member,
-	       ki.compression[0] ? ", " : "", ki.compression);
+	printf("permscope check: kernel %s; attach tries skipped (--btf)\n",
+	       ki.release[0] ? ki.release : "of unknown release");
+	printf("  read from %s: %s%s%s%s%s\n", c->btf_file, kimage_kind_name(ki.kind),
+	       ki.member[0] ? ", " : "", ki.member, ki.compression[0] ? ", " : "", ki.compression);
 	layout_text(&layout);
 	return EXIT_OK;
 }
