@@ -202,13 +202,16 @@ static unsigned char *fake_deb(const char *path, const void *img, size_t img_len
 
 static char err[512];
 
-/* DATA read as a kernel: it must work, and give Debian 7.2's cred. */
-static void assert_reads(const void *data, size_t len, struct kimage *ki)
+/* DATA read as a kernel: it must work, be KIND of RELEASE, and give Debian 7.2's cred. */
+static void assert_reads(const void *data, size_t len, enum kimage_kind kind, const char *release,
+			 struct kimage *ki)
 {
 	struct cred_layout l;
 
 	if (kimage_read_mem(data, len, ki, err, sizeof(err)))
 		fail_msg("kimage_read_mem: %s", err);
+	assert_int_equal(ki->kind, kind);
+	assert_string_equal(ki->release, release);
 	assert_int_equal(cred_layout_from_btf(ki->btf, &l, err, sizeof(err)), 0);
 	btf__free(ki->btf);
 	ki->btf = NULL;
@@ -234,9 +237,7 @@ static void raw_btf_is_read_as_is_and_has_no_release(void **state)
 	struct kimage ki;
 
 	(void)state;
-	assert_reads(btf, len, &ki);
-	assert_int_equal(ki.kind, KIMAGE_BTF);
-	assert_string_equal(ki.release, "");
+	assert_reads(btf, len, KIMAGE_BTF, "", &ki);
 	free(btf);
 }
 
@@ -248,9 +249,7 @@ static void vmlinux_elf_gives_its_btf_section_and_the_banners_release(void **sta
 	struct kimage ki;
 
 	(void)state;
-	assert_reads(elf, len, &ki);
-	assert_int_equal(ki.kind, KIMAGE_ELF);
-	assert_string_equal(ki.release, "9.8.7-test");
+	assert_reads(elf, len, KIMAGE_ELF, "9.8.7-test", &ki);
 	free(btf);
 	free(elf);
 }
@@ -270,11 +269,9 @@ static void bzimage_in_each_compression_the_kernel_uses(void **state)
 		struct kimage ki;
 
 		print_message("%s\n", z[i].name);
-		assert_reads(bz, len, &ki);
-		assert_int_equal(ki.kind, KIMAGE_BZIMAGE);
-		assert_string_equal(ki.compression, z[i].name);
 		/* the setup header's version string wins over the banner */
-		assert_string_equal(ki.release, "9.8.7-setup");
+		assert_reads(bz, len, KIMAGE_BZIMAGE, "9.8.7-setup", &ki);
+		assert_string_equal(ki.compression, z[i].name);
 		free(bz);
 	}
 }
@@ -291,10 +288,8 @@ static void debian_package_kernel_in_boot_or_in_usr_lib_modules(void **state)
 		unsigned char *deb = fake_deb(paths[i], bz, bz_len, &len);
 		struct kimage ki;
 
-		assert_reads(deb, len, &ki);
-		assert_int_equal(ki.kind, KIMAGE_DEB);
+		assert_reads(deb, len, KIMAGE_DEB, "9.8.7-setup", &ki);
 		assert_string_equal(ki.member, paths[i] + 2);
-		assert_string_equal(ki.release, "9.8.7-setup");
 		free(deb);
 	}
 	free(bz);
