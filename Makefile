@@ -20,7 +20,7 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
               libmicrohttpd-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               prometheus \
-              kmod xz-utils zstd file chromium
+              kmod xz-utils zstd lz4 bzip2 file chromium
 
 # CFLAGS is the user's (optimisation, debug info); the flags the code needs
 # are kept apart in PS_CFLAGS so that `make CFLAGS=-O0` cannot drop them.

@@ -276,6 +276,63 @@ static void bzimage_in_each_compression_the_kernel_uses(void **state)
 	}
 }
 
+/*
+ * The same with payloads compressed the way the kernel's build compresses
+ * them (scripts/Makefile.lib: `lz4 -l` is the legacy lz4 format, not
+ * libarchive's frames; `xz --check=crc32`, as the kernel's xz decoder
+ * wants), by the command-line tools, run without a shell; a tool that is
+ * not installed is said and passed over.
+ */
+static void bzimage_compressed_by_the_kernels_own_tools(void **state)
+{
+	static const struct { const char *tool, *opt, *name; } z[] = {
+		{ "/usr/bin/gzip", "-9", "gzip" }, { "/usr/bin/bzip2", "-9", "bzip2" },
+		{ "/usr/bin/xz", "--check=crc32", "xz" }, { "/usr/bin/lzma", "-9", "lzma" },
+		{ "/usr/bin/lz4", "-l", "lz4" }, { "/usr/bin/zstd", "-19", "zstd" },
+	};
+	size_t btf_len, elf_len;
+	void *btf = cred_btf(&btf_len);
+	unsigned char *elf = fake_vmlinux(btf, btf_len, &elf_len);
+	const char *in = tmp_path("vmlinux"), *out = tmp_path("vmlinux.z");
+	int tried = 0;
+
+	(void)state;
+	write_file(in, elf, elf_len);
+	for (int i = 0; i < N(z); i++) {
+		char *argv[] = { (char *)z[i].tool, (char *)z[i].opt, "-c", (char *)in, NULL };
+		size_t len, bz_len;
+		unsigned char *payload, *bz;
+		uint32_t size = elf_len;
+		struct kimage ki;
+
+		if (access(z[i].tool, X_OK)) {
+			print_message("%s not installed: %s not tried\n", z[i].tool, z[i].name);
+			continue;
+		}
+		assert_int_equal(run_to(argv, out, NULL), 0);
+		payload = (unsigned char *)slurp(out, &len);
+		assert_non_null(payload);
+		if (strcmp(z[i].name, "gzip")) { /* size_append */
+			payload = realloc(payload, len + 4);
+			memcpy(payload + len, &size, 4);
+			len += 4;
+		}
+		bz = fake_bzimage(payload, len, &bz_len);
+		print_message("%s\n", z[i].name);
+		assert_reads(bz, bz_len, KIMAGE_BZIMAGE, "9.8.7-setup", &ki);
+		assert_string_equal(ki.compression, z[i].name);
+		free(payload);
+		free(bz);
+		tried++;
+	}
+	free(btf);
+	free(elf);
+	if (!tried) {
+		print_message("skipped: none of the compressors is installed\n");
+		skip();
+	}
+}
+
 static void debian_package_kernel_in_boot_or_in_usr_lib_modules(void **state)
 {
 	static const char *const paths[] = { "./boot/vmlinuz-9.8.7-setup",
@@ -590,6 +647,7 @@ int main(void)
 		cmocka_unit_test(raw_btf_is_read_as_is_and_has_no_release),
 		cmocka_unit_test(vmlinux_elf_gives_its_btf_section_and_the_banners_release),
 		cmocka_unit_test(bzimage_in_each_compression_the_kernel_uses),
+		cmocka_unit_test(bzimage_compressed_by_the_kernels_own_tools),
 		cmocka_unit_test(debian_package_kernel_in_boot_or_in_usr_lib_modules),
 		cmocka_unit_test(debian_package_without_a_kernel_is_refused),
 		cmocka_unit_test(truncated_bzimage_and_cut_payload_are_refused),
