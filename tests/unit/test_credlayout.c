@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The cred layout verdict (src/credlayout.c) on layouts made in BTF at test time. */
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
+/*
+ * The cred layout verdict (src/credlayout.c) on layouts made in BTF at test
+ * time, and `permscope check`'s exit status where it cannot run.
+ */
+#include "testutil.h"
 #include "credlayout.h"
 #include "credbtf.h"
 
@@ -127,6 +123,35 @@ static void btf_without_struct_cred_is_an_error_that_says_so(void **state)
 	btf__free(btf);
 }
 
+/*
+ * permscope ARGS... as nobody (through util-linux's setpriv when root; as
+ * is otherwise), output in out_text and err_text: the exit status.
+ */
+static int permscope_unprivileged(const char *a1, const char *a2, const char *a3)
+{
+	char *asroot[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+			   (char *)permscope_bin(), (char *)a1, (char *)a2, (char *)a3, NULL };
+
+	return geteuid() ? permscope(a1, a2, a3, NULL) : run_capture(asroot);
+}
+
+/* Exit 1, not 2 and not 0: the check did not run, and the error says how to get the layout. */
+static void check_without_privileges_exits_1_and_says_what_works_without(void **state)
+{
+	(void)state;
+	assert_int_equal(permscope_unprivileged("check", NULL, NULL), 1);
+	assert_string_equal(out_text, "");
+	assert_contains(err_text, "Error: no privileges to load BPF: run as root, or with CAP_BPF "
+			"and CAP_PERFMON");
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		print_message("no /sys/kernel/btf/vmlinux: --btf on this kernel not tried\n");
+		return;
+	}
+	assert_int_equal(permscope_unprivileged("check", "--btf", "/sys/kernel/btf/vmlinux"), 0);
+	assert_contains(out_text, "every field with a byte in that line:\n");
+	assert_contains(out_text, "verdict: ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +160,7 @@ int main(void)
 		cmocka_unit_test(usage_moved_off_the_readers_is_separated_and_unions_are_opened),
 		cmocka_unit_test(the_fields_permission_checks_read_are_the_documented_ones),
 		cmocka_unit_test(btf_without_struct_cred_is_an_error_that_says_so),
+		cmocka_unit_test(check_without_privileges_exits_1_and_says_what_works_without),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
