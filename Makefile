@@ -132,7 +132,7 @@ bench: permscope
 # unrelated stat() (docs/kernels.md, "Probe cost").  Long: not in make test.
 bench-vm: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)
-	PARTS="lookup access tax bpftrace" tests/vm/overhead sid bookworm
+	PARTS="lookup access exec tax bpftrace" tests/vm/overhead sid bookworm
 
 vmtest: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)

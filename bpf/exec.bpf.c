@@ -222,3 +222,20 @@ int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
 	mm_allocated();
 	return 0;
 }
+
+/*
+ * The floor of the call window in fentry mode, for tests/vm/overhead: the
+ * same hooks on execve() with empty programs, loaded in place of the
+ * others only when PERMSCOPE_EMPTY_PROGRAMS is set.
+ */
+SEC("fentry/__x64_sys_execve")
+int BPF_PROG(empty_fentry_x64_sys_execve)
+{
+	return 0;
+}
+
+SEC("fexit/__x64_sys_execve")
+int BPF_PROG(empty_fexit_x64_sys_execve)
+{
+	return 0;
+}

@@ -160,13 +160,20 @@ static int run_on_path(const char *what, long n, const char *path)
 			}
 		return chmod(path, 0755) ? 1 : 0;
 	}
-	if (!strcmp(what, "time-stat") || !strcmp(what, "time-access")) {
-		bool use_stat = !strcmp(what, "time-stat");
+	if (!strcmp(what, "time-stat") || !strcmp(what, "time-access") ||
+	    !strcmp(what, "time-exec")) {
+		bool use_stat = !strcmp(what, "time-stat"), use_exec = !strcmp(what, "time-exec");
+		char *exec_argv[] = { (char *)path, NULL }, *exec_envp[] = { NULL };
 		struct timespec a, b;
 
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		for (long i = 0; i < n; i++)
-			if (use_stat ? stat(path, &st) : access(path, R_OK)) {
+			if (use_exec) { /* a path that does not exist: each execve() fails */
+				if (execve(path, exec_argv, exec_envp) == 0 || errno != ENOENT) {
+					perror("workload: execve of a missing path");
+					return 1;
+				}
+			} else if (use_stat ? stat(path, &st) : access(path, R_OK)) {
 				perror(use_stat ? "workload: stat" : "workload: access");
 				return 1;
 			}
@@ -236,7 +243,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && (!strcmp(argv[1], "chdir") || !strcmp(argv[1], "access-x") ||
 			  !strcmp(argv[1], "denied") || !strcmp(argv[1], "chmod-loop") ||
 			  !strcmp(argv[1], "busy") || !strcmp(argv[1], "time-stat") ||
-			  !strcmp(argv[1], "time-access"))) {
+			  !strcmp(argv[1], "time-access") || !strcmp(argv[1], "time-exec"))) {
 		n = strtol(argv[2], &end, 10);
 		return *end || n < 0 ? 2 : run_on_path(argv[1], n, argv[3]);
 	}
@@ -255,7 +262,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing|exec-existing N\n"
 				"       workload stat N PATH | exec-path N NAME | setacl PATH\n"
 				"       workload chdir|access-x|denied|chmod-loop N PATH | busy SECONDS PATH\n"
-				"       workload time-stat|time-access N PATH | join-cgroup DIR WORKLOAD...\n");
+				"       workload time-stat|time-access|time-exec N PATH | join-cgroup DIR WORKLOAD...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "access"))
