@@ -57,12 +57,90 @@ measure() {
 }
 
 : > /out/overhead.txt
-if part lookup; then
-	echo "stats $N" >> /out/overhead.txt
-	# The checks one stat makes, counted by the probes themselves.
-	$P record -q --families lookup --mode kprobe -o /out/calls.json -- $W stat "$N" "$F"
+
+# The loops the lookup and the access parts (and bpftrace's) measure, and
+# their baselines, once: `stats N` and the checks one stat makes, counted
+# by the probes themselves (calls.json), then `none`; `accesses N`, then
+# `access-none`.  Each leaves RUN set to its loop.
+lookup_baseline() {
 	RUN="$W time-stat $N $F"
+	grep -q "^none " /out/overhead.txt && return
+	echo "stats $N" >> /out/overhead.txt
+	$P record -q --families lookup --mode kprobe -o /out/calls.json -- $W stat "$N" "$F"
 	measure none
+}
+access_baseline() {
+	RUN="$W time-access $NA /"
+	grep -q "^access-none " /out/overhead.txt && return
+	echo "accesses $NA" >> /out/overhead.txt
+	measure access-none
+}
+
+# bpftrace: what a user's one-liner costs on the same loops, the scripts
+# of `permscope bench --overhead` (src/overhead.c; a unit test keeps the
+# two the same): the MAY_EXEC posting's lookup one-liner per stat() check,
+# the latency-and-allocations script per access() call.  bpftrace is in
+# the initramfs only when tests/vm/overhead found it on the host.  First,
+# on a guest nothing else has run in yet, and under timeout(1): on 6.1,
+# bpftrace 0.17 once never came to attach after the other parts had run.
+BT_LOOKUP='kprobe:security_inode_permission { @[str(((struct inode *)arg0)->i_sb->s_type->name), ((struct inode *)arg0)->i_opflags & 0x80] = count(); }'
+BT_ACCESS='tracepoint:syscalls:sys_enter_access { @start[tid] = nsecs; } tracepoint:syscalls:sys_exit_access /@start[tid]/ { @lat = hist(nsecs - @start[tid]); delete(@start[tid]); } tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }'
+
+# stop_bpftrace PID: SIGINT (it prints its maps and detaches), and SIGKILL
+# if it is still there 30 s later: bpftrace 0.17 on 6.1 never ends after a
+# SIGINT with its kprobe attached (seen under TCG).
+# (An exited child stays a zombie until waited for: kill -0 would say it
+# is there.)
+running() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
+stop_bpftrace() {
+	kill -INT "$1" 2>/dev/null
+	i=0
+	while running "$1" && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	running "$1" && echo "bpftrace ignored SIGINT for 30 s: killed" >> /tmp/bt.out
+	kill -KILL "$1" 2>/dev/null
+	wait "$1"
+}
+
+# measure_bpftrace NAME SCRIPT: $RUN while bpftrace runs SCRIPT (started,
+# compiled and attached first: it prints "Attaching" then).
+measure_bpftrace() {
+	best=
+	for r in $(seq "$ROUNDS"); do
+		timeout 900 /bpftrace -e "$2" > /tmp/bt.out 2>&1 &
+		bt=$!
+		if ! wait_for Attaching /tmp/bt.out 600; then
+			echo "$1: bpftrace did not attach:"
+			cat /tmp/bt.out
+			stop_bpftrace $bt
+			return
+		fi
+		sleep 1 # "Attaching N probes..." comes before the last attach
+		t=$($RUN)
+		stop_bpftrace $bt
+		cp /tmp/bt.out "/out/$1-$r.txt"
+		[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+	done
+	echo "$1 $best" >> /out/overhead.txt
+}
+
+if part bpftrace; then
+	if [ -x /bpftrace ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		lookup_baseline
+		measure_bpftrace bpftrace-lookup "$BT_LOOKUP"
+		access_baseline
+		measure_bpftrace access-bpftrace "$BT_ACCESS"
+	else
+		echo "bpftrace: not in the guest (not installed on the host)"
+	fi
+fi
+
+if part lookup; then
+	lookup_baseline
 	for mode in fentry kprobe; do
 		EMPTY=1 measure "empty-$mode" --families lookup --mode $mode
 		EMPTY=
@@ -85,9 +163,7 @@ if part access; then
 	grep -q " cgroup2 " /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
 	CG=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)/permscope-overhead
 	mkdir -p "$CG"
-	echo "accesses $NA" >> /out/overhead.txt
-	RUN="$W time-access $NA /"
-	measure access-none
+	access_baseline
 	for mode in fentry tracepoint; do
 		# the call window's hooks with empty programs: their floor
 		if [ $mode = fentry ]; then
@@ -117,72 +193,6 @@ if part exec; then
 	measure exec-fentry --families exec --mode fentry
 	measure exec-fentry-pid-out --families exec --mode fentry --pid 1
 	measure exec-tracepoint --families exec --mode tracepoint
-fi
-
-# bpftrace: what a user's one-liner costs on the same loops, the scripts
-# of `permscope bench --overhead` (src/overhead.c; a unit test keeps the
-# two the same): the MAY_EXEC posting's lookup one-liner per stat() check,
-# the latency-and-allocations script per access() call.  bpftrace is in
-# the initramfs only when tests/vm/overhead found it on the host.
-BT_LOOKUP='kprobe:security_inode_permission { @[str(((struct inode *)arg0)->i_sb->s_type->name), ((struct inode *)arg0)->i_opflags & 0x80] = count(); }'
-BT_ACCESS='tracepoint:syscalls:sys_enter_access { @start[tid] = nsecs; } tracepoint:syscalls:sys_exit_access /@start[tid]/ { @lat = hist(nsecs - @start[tid]); delete(@start[tid]); } tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }'
-
-# stop_bpftrace PID: SIGINT (it prints its maps and detaches), and SIGKILL
-# if it is still there 30 s later: bpftrace 0.17 on 6.1 never ends after a
-# SIGINT with its kprobe attached (seen under TCG).
-# (An exited child stays a zombie until waited for: kill -0 would say it
-# is there.)
-running() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
-stop_bpftrace() {
-	kill -INT "$1" 2>/dev/null
-	i=0
-	while running "$1" && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	running "$1" && echo "bpftrace ignored SIGINT for 30 s: killed" >> /tmp/bt.out
-	kill -KILL "$1" 2>/dev/null
-	wait "$1"
-}
-
-# measure_bpftrace NAME SCRIPT: $RUN while bpftrace runs SCRIPT (started,
-# compiled and attached first: it prints "Attaching" then).
-measure_bpftrace() {
-	best=
-	for r in $(seq "$ROUNDS"); do
-		/bpftrace -e "$2" > /tmp/bt.out 2>&1 &
-		bt=$!
-		if ! wait_for Attaching /tmp/bt.out 600; then
-			echo "$1: bpftrace did not attach:"
-			cat /tmp/bt.out
-			stop_bpftrace $bt
-			return
-		fi
-		sleep 1 # "Attaching N probes..." comes before the last attach
-		t=$($RUN)
-		stop_bpftrace $bt
-		cp /tmp/bt.out "/out/$1-$r.txt"
-		[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
-	done
-	echo "$1 $best" >> /out/overhead.txt
-}
-
-if part bpftrace; then
-	if [ -x /bpftrace ]; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
-		grep -q "^stats " /out/overhead.txt || echo "stats $N" >> /out/overhead.txt
-		[ -f /out/calls.json ] || $P record -q --families lookup --mode kprobe -o /out/calls.json -- $W stat "$N" "$F"
-		RUN="$W time-stat $N $F"
-		grep -q "^none " /out/overhead.txt || measure none
-		measure_bpftrace bpftrace-lookup "$BT_LOOKUP"
-		grep -q "^accesses " /out/overhead.txt || echo "accesses $NA" >> /out/overhead.txt
-		RUN="$W time-access $NA /"
-		grep -q "^access-none " /out/overhead.txt || measure access-none
-		measure_bpftrace access-bpftrace "$BT_ACCESS"
-	else
-		echo "bpftrace: not in the guest (not installed on the host)"
-	fi
 fi
 
 # tax: what an unrelated syscall pays while a family records: N stat()s of
