@@ -288,6 +288,7 @@ int selftest_run(const struct probe_opts *probe_in, struct selftest *t)
 	const char *tmp = getenv("TMPDIR");
 	char mnt[PATH_MAX];
 	struct child_reply r;
+	char top[PATH_MAX] = ""; /* the tree's, from the setup reply */
 	struct recorder rec = { .attached = 0 };
 	struct profile baseline;
 	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, ret = EXIT_FAIL;
@@ -320,7 +321,11 @@ int selftest_run(const struct probe_opts *probe_in, struct selftest *t)
 	close(to[0]);
 	close(from[1]);
 	to[0] = from[1] = -1;
-	if (!read_reply(from[0], &r) || r.err) {
+	if (read_reply(from[0], &r))
+		strlcpy_s(top, r.top, sizeof(top));
+	else
+		r.err = 0;
+	if (!top[0] || r.err) {
 		pr_err("self-test: setting up its tree under %s failed: %s", mnt,
 		       r.err ? r.why : "the workload process died");
 		goto reap;
@@ -358,8 +363,8 @@ reap:
 	start = now_monotonic_ns();
 	recorder_detach(&rec);
 	t->detach_s = (now_monotonic_ns() - start) / 1e9;
-	if (r.top[0] && strcmp(r.top, mnt)) /* the fallback directory */
-		remove_fallback_tree(r.top);
+	if (top[0] && strcmp(top, mnt)) /* the fallback directory */
+		remove_fallback_tree(top);
 out:
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	for (int i = 0; i < 2; i++) {
