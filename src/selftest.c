@@ -303,11 +303,12 @@ int selftest_run(const struct probe_opts *probe_in, struct selftest *t)
 		pr_err("self-test: mkdtemp %s: %s", mnt, strerror(errno));
 		return EXIT_FAIL;
 	}
+	/* A child that died must give an error, not end us at the next write. */
+	sigaction(SIGPIPE, &ign, &old_pipe);
 	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
 		pr_err("self-test: pipe: %s", strerror(errno));
 		goto out;
 	}
-	sigaction(SIGPIPE, &ign, &old_pipe);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
