@@ -20,9 +20,10 @@
 #include "families.h"
 #include "kimage.h"
 #include "record.h"
+#include "selftest.h"
 #include "util.h"
 
-enum { OPT_FAMILIES = 0x500, OPT_MODE, OPT_BTF };
+enum { OPT_FAMILIES = 0x500, OPT_MODE, OPT_BTF, OPT_SELF_TEST, OPT_NO_SELF_TEST };
 
 /* The JSON's "format"; docs/check.md says what changed from the last. */
 #define CHECK_FORMAT "permscope-check/2"
@@ -32,6 +33,7 @@ struct check_cmd {
 	struct output_opts out;
 	const char *btf_file;
 	bool probe_options; /* --families or --mode given */
+	int self_test;      /* 1 --self-test, 0 --no-self-test, -1 the default: on without --btf */
 };
 
 static const struct argp_option check_options[] = {
@@ -45,6 +47,12 @@ static const struct argp_option check_options[] = {
 	  "(/sys/kernel/btf/vmlinux), a vmlinux ELF, a bzImage/vmlinuz (gzip, bzip2, xz, lzma, "
 	  "lz4 or zstd) or a Debian linux-image-*.deb / linux-binary-*.deb.  Nothing is "
 	  "attached; needs no privileges", 0 },
+	{ "self-test", OPT_SELF_TEST, 0, 0,
+	  "Run a known workload with the families that attach and say, from its counts, whether "
+	  "this kernel has each fast path: faccessat cred skip, ENOENT before mm, MAY_EXEC "
+	  "lookup skip (yes, no, or unknown with the reason).  The default on the running "
+	  "kernel; not with --btf", 0 },
+	{ "no-self-test", OPT_NO_SELF_TEST, 0, 0, "Only try the attach modes and read the layout", 0 },
 	{ 0 },
 };
 
@@ -67,6 +75,10 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	case OPT_BTF:
 		c->btf_file = arg;
 		break;
+	case OPT_SELF_TEST:
+	case OPT_NO_SELF_TEST:
+		c->self_test = key == OPT_SELF_TEST;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
@@ -74,6 +86,8 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		if (c->btf_file && c->probe_options)
 			argp_error(state, "--btf reads a file and attaches nothing: --families and "
 				   "--mode do not go with it");
+		if (c->btf_file && c->self_test == 1)
+			argp_error(state, "--self-test runs on the running kernel, not with --btf");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -106,18 +120,33 @@ static const struct argp check_argp = {
 	"permission checks read it (uid..fsgid, securebits, cap_effective); the "
 	"verdict is \"refcount shares a cacheline with read-mostly fields\" or "
 	"\"separated\".  With --btf, the same for a kernel in a file, and no "
-	"attach tries.\v"
+	"attach tries.\n\n"
+	"The self-test (on by default without --btf) records, filtered to a child "
+	"process of its own, a few hundred access(\"/\") calls with the default creds "
+	"and as many with one capability cleared from the effective set, a few dozen "
+	"execve()s of a missing path and a few of an existing file with an argument "
+	"over the kernel's 128 KiB limit (E2BIG after the mm), and a few hundred stats "
+	"at the end of six 0755 directories on a private tmpfs (and some through a "
+	"0700 one), then gives one verdict per fast path with its counts: yes, no, "
+	"or unknown with the reason (a family that cannot attach, events lost, a "
+	"positive control that failed).  The workload and its readings take "
+	"milliseconds; loading, attaching and detaching the families take the rest "
+	"(about 1.4 s in all in tracepoint mode on a 2-core machine, 0.25 s more "
+	"than without the self-test).\v"
 	"Exit status:\n"
 	"  0  the check ran, whatever the kernel has (a family that cannot attach is\n"
-	"     reported with the reason for each mode, not a failure)\n"
+	"     reported with the reason for each mode, not a failure; so is a self-test\n"
+	"     verdict of \"no\" or \"unknown\")\n"
 	"  1  it could not run: no BTF readable for this kernel, or no privileges to\n"
-	"     load BPF (CAP_BPF and CAP_PERFMON, or root)\n"
+	"     load BPF (CAP_BPF and CAP_PERFMON, or root), or the self-test's\n"
+	"     workload could not start (no temporary directory, fork failed)\n"
 	"  2  bad usage, or a --btf FILE that is not a kernel it can read (one\n"
 	"     'Error: FILE: ...' line says what was wrong)\n\n"
 	"--json prints format \"" CHECK_FORMAT "\" (docs/check.md).\n\n"
 	"Examples:\n"
 	"  sudo permscope check\n"
 	"  sudo permscope check --mode kprobe --json\n"
+	"  sudo permscope check --no-self-test\n"
 	"  permscope check --btf /boot/vmlinuz-$(uname -r)\n"
 	"  permscope check --btf linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb\n",
 	check_children, 0, 0,
@@ -217,6 +246,53 @@ static void print_json(json_t *root)
 	json_decref(root);
 }
 
+/* The self-test: what ran and each verdict with its counts (docs/check.md). */
+static json_t *selftest_json(const struct selftest *t, const struct selftest_verdict *v)
+{
+	json_t *workload = json_object(), *not_run = json_object(), *verdicts = json_object();
+
+	for (int ph = 0; ph < ST_PHASES; ph++) {
+		json_object_set_new(workload, selftest_phase_name(ph), json_integer(t->n[ph]));
+		if (t->not_run[ph][0])
+			json_object_set_new(not_run, selftest_phase_name(ph), json_string(t->not_run[ph]));
+	}
+	for (int p = 0; p < ST_PATHS; p++) {
+		json_t *counts = json_object();
+
+		for (int i = 0; i < v[p].ncount; i++)
+			json_object_set_new(counts, v[p].count[i].name,
+					    json_integer((json_int_t)v[p].count[i].value));
+		json_object_set_new(verdicts, selftest_path_key(p), json_pack("{s:s,s:s,s:s,s:o}",
+			"title", selftest_path_title(p), "answer", selftest_answer_name(v[p].answer),
+			"why", v[p].why, "counts", counts));
+	}
+	return json_pack("{s:f,s:f,s:f,s:s,s:s,s:o,s:o,s:o}", "elapsed_s", t->elapsed_s,
+			 "attach_s", t->attach_s, "detach_s", t->detach_s, "where", t->where,
+			 "fs", t->fs, "workload", workload, "failed", not_run, "verdicts", verdicts);
+}
+
+static void selftest_text(const struct selftest *t, const struct selftest_verdict *v)
+{
+	char line[256];
+
+	recorder_describe(&t->run, line, sizeof(line));
+	printf("\nself-test: the workload and its readings %.1f ms (attaching %.2f s, detaching "
+	       "%.2f s)\n  %s\n  tree: %s\n", t->elapsed_s * 1e3, t->attach_s, t->detach_s, line,
+	       t->where);
+	printf("  %-21s %-7s %s\n", "FAST PATH", "ANSWER", "EVIDENCE: the workload's calls counted");
+	for (int p = 0; p < ST_PATHS; p++) {
+		size_t len = 0;
+
+		line[0] = 0;
+		for (int i = 0; i < v[p].ncount && len < sizeof(line); i++)
+			len += snprintf(line + len, sizeof(line) - len, " %s=%llu", v[p].count[i].name,
+					(unsigned long long)v[p].count[i].value);
+		fold_words(stdout, printf("  %-21s %-7s", selftest_path_title(p),
+					  selftest_answer_name(v[p].answer)), 31, 80, line);
+		fold_words(stdout, printf("%31s", ""), 31, 80, v[p].why);
+	}
+}
+
 /* --btf FILE: the layout of the kernel in FILE; nothing attached. */
 static int check_file(const struct check_cmd *c)
 {
@@ -243,10 +319,10 @@ static int check_file(const struct check_cmd *c)
 			json_object_set_new(src, "compression", json_string(ki.compression));
 		if (ki.member[0])
 			json_object_set_new(src, "member", json_string(ki.member));
-		print_json(json_pack("{s:s,s:o,s:n,s:o,s:n,s:o}", "format", CHECK_FORMAT, "kernel",
+		print_json(json_pack("{s:s,s:o,s:n,s:o,s:n,s:o,s:n}", "format", CHECK_FORMAT, "kernel",
 				     ki.release[0] ? json_string(ki.release) : json_null(),
 				     "machine", "source", src, "families",
-				     "cred_layout", layout_json(&layout)));
+				     "cred_layout", layout_json(&layout), "self_test"));
 		return EXIT_OK;
 	}
 	printf("permscope check: kernel %s; attach tries skipped (--btf)\n",
@@ -261,7 +337,9 @@ int cmd_check(int argc, char **argv)
 {
 	struct check_cmd c;
 	struct family_result res[FAMILY_COUNT] = {0};
+	struct selftest_verdict verdict[ST_PATHS];
 	struct cred_layout layout;
+	struct selftest t;
 	struct utsname u;
 	char err[256];
 	json_t *fams;
@@ -270,9 +348,11 @@ int cmd_check(int argc, char **argv)
 	memset(&c.out, 0, sizeof(c.out));
 	c.btf_file = NULL;
 	c.probe_options = false;
+	c.self_test = -1;
 	parse_command(&check_argp, argc, argv, &c);
 	if (c.btf_file)
 		return check_file(&c);
+	c.self_test = c.self_test != 0;
 	uname(&u);
 	if (cred_layout_read(NULL, &layout, err, sizeof(err))) {
 		pr_err("%s (the kernel needs CONFIG_DEBUG_INFO_BTF)", err);
@@ -286,9 +366,20 @@ int cmd_check(int argc, char **argv)
 	if (ensure_tracefs())
 		pr_warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed");
 	families_init_logging();
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		if (c.rec.probe.want[f])
-			family_stop(family_start(f, &c.rec.probe, &res[f]));
+	selftest_init(&t);
+	if (c.self_test) {
+		if (selftest_run(&c.rec.probe, &t) != EXIT_OK) {
+			selftest_free(&t);
+			return EXIT_FAIL;
+		}
+		memcpy(res, t.run.fam, sizeof(res));
+		for (int p = 0; p < ST_PATHS; p++)
+			selftest_judge(&t, p, &verdict[p]);
+	} else {
+		for (int f = 0; f < FAMILY_COUNT; f++)
+			if (c.rec.probe.want[f])
+				family_stop(family_start(f, &c.rec.probe, &res[f]));
+	}
 
 	if (c.out.format == FORMAT_JSON) {
 		fams = json_object();
@@ -303,10 +394,12 @@ int cmd_check(int argc, char **argv)
 				family_state_name(&res[f]),
 				"attempts", attempts));
 		}
-		print_json(json_pack("{s:s,s:s,s:s,s:{s:s},s:o,s:o}", "format", CHECK_FORMAT,
+		print_json(json_pack("{s:s,s:s,s:s,s:{s:s},s:o,s:o,s:o}", "format", CHECK_FORMAT,
 				     "kernel", u.release, "machine", u.machine,
 				     "source", "kind", "running kernel", "families", fams,
-				     "cred_layout", layout_json(&layout)));
+				     "cred_layout", layout_json(&layout),
+				     "self_test", c.self_test ? selftest_json(&t, verdict) : json_null()));
+		selftest_free(&t);
 		return EXIT_OK;
 	}
 	printf("permscope check: kernel %s (%s)\n", u.release, u.machine);
@@ -318,6 +411,9 @@ int cmd_check(int argc, char **argv)
 			printf("          %-10s %s\n", mode_name(res[f].attempts[i].mode),
 			       res[f].attempts[i].why);
 	}
+	if (c.self_test)
+		selftest_text(&t, verdict);
 	layout_text(&layout);
+	selftest_free(&t);
 	return EXIT_OK;
 }

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <linux/types.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -705,6 +706,155 @@ static void unavailable_families_explain_every_mode(void **state)
 	profile_free(&p);
 }
 
+/* ---- check --self-test -------------------------------------------------- */
+
+/*
+ * What the self-test must answer here, from recordings of the test
+ * workload made apart from it (the same measure, another workload and
+ * another path through permscope): "yes" when every default-cred access()
+ * was fast and every missing-path execve() early, "no" when every one was
+ * avoidable or late, "unknown" when the family cannot attach.
+ */
+struct expected_verdicts {
+	const char *answer[3]; /* faccessat cred skip, ENOENT before mm, MAY_EXEC lookup skip */
+};
+
+static const char *const verdict_titles[3] = {
+	"faccessat cred skip", "ENOENT before mm", "MAY_EXEC lookup skip",
+};
+static const char *const verdict_keys[3] = {
+	"faccessat_cred_skip", "enoent_before_mm", "may_exec_lookup_skip",
+};
+
+static void expected_here(struct expected_verdicts *e)
+{
+	struct profile a, x, l;
+
+	record_workload("st-access", "access", &a, "access", "300", NULL);
+	record_workload("st-exec", "exec", &x, "exec-missing", "40", NULL);
+	record_workload("st-lookup", "lookup,access", &l, "access", "1", NULL);
+	print_access(&a);
+	print_exec(&x);
+	e->answer[0] = a.fam[FAMILY_ACCESS].status != FAMILY_OK ? "unknown" :
+		       a.access.calls[ACCESS_FAST] == 300 ? "yes" :
+		       a.access.calls[ACCESS_AVOIDABLE] == 300 ? "no" : "unknown";
+	e->answer[1] = x.fam[FAMILY_EXEC].status != FAMILY_OK ? "unknown" :
+		       x.exec.calls[EXEC_ENOENT_EARLY] == 40 ? "yes" :
+		       x.exec.calls[EXEC_ENOENT_LATE] == 40 ? "no" : "unknown";
+	/* Where lookup attaches, its answer is the VM suite's to check. */
+	e->answer[2] = l.fam[FAMILY_LOOKUP].status != FAMILY_OK ? "unknown" : NULL;
+	print_message("  recorded apart: %s %s, %s %s, %s %s\n", verdict_titles[0], e->answer[0],
+		      verdict_titles[1], e->answer[1], verdict_titles[2],
+		      e->answer[2] ? e->answer[2] : "(lookup attaches: any answer)");
+	profile_free(&a);
+	profile_free(&x);
+	profile_free(&l);
+}
+
+static double run_timed(char *const argv[], int *status)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*status = run_capture(argv);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/*
+ * permscope check exits 0 and prints one line per fast path with its
+ * counts, answering what the kernel was measured to do; the lookup line,
+ * where lookup cannot attach, is "unknown" with the reason.
+ */
+static void check_self_test_answers_what_the_kernel_was_measured_to_do(void **state)
+{
+	char *argv[] = { (char *)permscope_bin(), "check", NULL };
+	struct expected_verdicts e;
+	double took;
+	int status;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	expected_here(&e);
+	took = run_timed(argv, &status);
+	print_message("  permscope check took %.2f s\n", took);
+	show_text(strstr(out_text, "self-test") ? strstr(out_text, "self-test") : out_text);
+	assert_int_equal(status, 0);
+	for (int i = 0; i < 3; i++) {
+		char line[96];
+		const char *at;
+
+		at = strstr(out_text, verdict_titles[i]);
+		if (!at)
+			fail_msg("no line for %s", verdict_titles[i]);
+		if (e.answer[i]) {
+			snprintf(line, sizeof(line), "%-21s %-7s", verdict_titles[i], e.answer[i]);
+			assert_contains(out_text, line);
+		}
+	}
+	assert_contains(out_text, "default_calls=300 default_fast=");
+	assert_contains(out_text, "enoent=40 enoent_early=");
+	assert_contains(out_text, "checks=");
+	if (e.answer[2])
+		assert_contains(out_text, "the lookup family attaches in no mode here");
+	/* Generous: the tracepoint attach and detach alone take about 1.3 s here. */
+	assert_true(took < 5.0);
+}
+
+/* The same verdicts in check --json's self_test member, with every count the text shows. */
+static void check_json_carries_the_self_test_verdicts_and_counts(void **state)
+{
+	char *argv[] = { (char *)permscope_bin(), "check", "--json", NULL };
+	struct expected_verdicts e;
+	json_t *doc, *st, *v;
+	json_error_t je;
+	int status;
+	double took;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	expected_here(&e);
+	took = run_timed(argv, &status);
+	assert_int_equal(status, 0);
+	doc = json_loads(out_text, 0, &je);
+	if (!doc)
+		fail_msg("check --json: %s", je.text);
+	assert_string_equal(json_string_value(json_object_get(doc, "format")), "permscope-check/2");
+	st = json_object_get(doc, "self_test");
+	assert_true(json_is_object(st));
+	print_message("  check --json took %.2f s; the workload and its readings %.1f ms, "
+		      "attaching %.2f s, detaching %.2f s\n", took,
+		      1e3 * json_real_value(json_object_get(st, "elapsed_s")),
+		      json_real_value(json_object_get(st, "attach_s")),
+		      json_real_value(json_object_get(st, "detach_s")));
+	assert_true(json_real_value(json_object_get(st, "elapsed_s")) < 1.0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "workload"),
+							    "access_default")), 300);
+	for (int i = 0; i < 3; i++) {
+		v = json_object_get(json_object_get(st, "verdicts"), verdict_keys[i]);
+		assert_true(json_is_object(v));
+		print_message("  %s: %s: %s\n", verdict_keys[i],
+			      json_string_value(json_object_get(v, "answer")),
+			      json_string_value(json_object_get(v, "why")));
+		assert_string_equal(json_string_value(json_object_get(v, "title")), verdict_titles[i]);
+		assert_true(json_object_size(json_object_get(v, "counts")) >= 5);
+		assert_true(strlen(json_string_value(json_object_get(v, "why"))) > 10);
+		if (e.answer[i])
+			assert_string_equal(json_string_value(json_object_get(v, "answer")), e.answer[i]);
+	}
+	v = json_object_get(json_object_get(st, "verdicts"), "faccessat_cred_skip");
+	if (!strcmp(e.answer[0], "yes"))
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(v, "counts"),
+								    "dropcap_needed")), 300);
+	json_decref(doc);
+	doc = NULL;
+	/* --no-self-test: the attach tries alone, self_test null */
+	argv[2] = "--no-self-test";
+	assert_int_equal(run_capture(argv), 0);
+	assert_not_contains(out_text, "self-test");
+	assert_contains(out_text, "struct cred");
+}
+
 /* Can anything attach here at all?  If not, say why once and skip all. */
 static int probe_environment(void **state)
 {
@@ -745,6 +895,8 @@ int main(void)
 		cmocka_unit_test(duration_stops_a_longer_command),
 		cmocka_unit_test(lookup_counts_directory_checks_on_tmpfs),
 		cmocka_unit_test(unavailable_families_explain_every_mode),
+		cmocka_unit_test(check_self_test_answers_what_the_kernel_was_measured_to_do),
+		cmocka_unit_test(check_json_carries_the_self_test_verdicts_and_counts),
 	};
 
 	return cmocka_run_group_tests_name("live", tests, probe_environment, cleanup);

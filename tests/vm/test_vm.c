@@ -292,6 +292,131 @@ static void sid_lookup_skips_exactly_the_eligible_directories(void **state)
 	profile_free(&p);
 }
 
+/* ---- check --self-test on each kernel ----------------------------------- */
+
+/*
+ * What check --self-test must answer on each pinned kernel: the changes
+ * the recordings above show it carries.  docs/kernels.md has the same
+ * table ("What check --self-test says"); a test below holds them equal.
+ */
+static const char *const self_test_keys[] = {
+	"faccessat_cred_skip", "enoent_before_mm", "may_exec_lookup_skip",
+};
+static const char *const self_test_expected[KERNELS][3] = {
+	[BOOKWORM] = { "no", "no", "no" },
+	[TRIXIE] = { "yes", "yes", "no" },
+	[SID] = { "yes", "yes", "yes" },
+};
+
+static json_int_t st_count(json_t *verdict, const char *name)
+{
+	json_t *c = json_object_get(json_object_get(verdict, "counts"), name);
+
+	if (!json_is_integer(c))
+		fail_msg("no count %s in %s", name, json_dumps(verdict, JSON_COMPACT));
+	return json_integer_value(c);
+}
+
+/*
+ * Each verdict is the expected answer, from exactly the counts the
+ * workload makes: every default-cred call fast or every one avoidable;
+ * every ENOENT early (with the E2BIG control's mms) or every one late;
+ * every check on the 0755 tmpfs tree skipped (7 a stat) or none.
+ */
+static void check_self_test(int k)
+{
+	json_t *c = load_json(k, "check.json"), *st = json_object_get(c, "self_test"), *w, *v;
+	const char *const *want = self_test_expected[k];
+
+	if (!json_is_object(st))
+		fail_msg("%s: check.json has no self_test object", kernels[k]);
+	w = json_object_get(st, "workload");
+	for (int i = 0; i < 3; i++) {
+		v = json_object_get(json_object_get(st, "verdicts"), self_test_keys[i]);
+		print_message("  %s %s: %s: %s\n", kernels[k], self_test_keys[i],
+			      json_string_value(json_object_get(v, "answer")),
+			      json_string_value(json_object_get(v, "why")));
+		assert_string_equal(json_string_value(json_object_get(v, "answer")), want[i]);
+	}
+	v = json_object_get(json_object_get(st, "verdicts"), "faccessat_cred_skip");
+	assert_int_equal(st_count(v, !strcmp(want[0], "yes") ? "default_fast" : "default_avoidable"),
+			 json_integer_value(json_object_get(w, "access_default")));
+	assert_int_equal(st_count(v, "dropcap_needed"),
+			 json_integer_value(json_object_get(w, "access_dropcap")));
+	v = json_object_get(json_object_get(st, "verdicts"), "enoent_before_mm");
+	assert_int_equal(st_count(v, !strcmp(want[1], "yes") ? "enoent_early" : "enoent_late"),
+			 json_integer_value(json_object_get(w, "exec_missing")));
+	assert_int_equal(st_count(v, "control_mm_allocs"),
+			 json_integer_value(json_object_get(w, "exec_control")));
+	v = json_object_get(json_object_get(st, "verdicts"), "may_exec_lookup_skip");
+	assert_int_equal(st_count(v, "checks"), 7 * json_integer_value(json_object_get(w, "stat_tree")));
+	assert_int_equal(st_count(v, "did_skip"), !strcmp(want[2], "yes") ? st_count(v, "checks") : 0);
+	assert_int_equal(st_count(v, "violations"), 0);
+	json_decref(c);
+}
+
+static void bookworm_6_1_self_test_finds_no_fast_path(void **state)
+{
+	(void)state;
+	NEED(BOOKWORM);
+	check_self_test(BOOKWORM);
+}
+
+static void trixie_6_12_self_test_finds_the_cred_skip_and_early_enoent_only(void **state)
+{
+	(void)state;
+	NEED(TRIXIE);
+	check_self_test(TRIXIE);
+}
+
+static void sid_self_test_finds_all_three_fast_paths(void **state)
+{
+	(void)state;
+	NEED(SID);
+	check_self_test(SID);
+}
+
+/*
+ * docs/kernels.md's table says what the tests above assert: in its section
+ * "What `check --self-test` says", the row "| KERNEL ...| A | B | C |" whose
+ * last three cells start with the expected answers.  Needs no VM.
+ */
+static void docs_kernels_md_self_test_table_is_what_the_vm_asserts(void **state)
+{
+	char *doc = slurp("docs/kernels.md", NULL), *at;
+
+	(void)state;
+	if (!doc)
+		fail_msg("docs/kernels.md: %s (run from the top of the tree)", strerror(errno));
+	at = strstr(doc, "## What `check --self-test` says");
+	if (!at)
+		fail_msg("docs/kernels.md has no section \"What `check --self-test` says\"");
+	for (int k = 0; k < KERNELS; k++) {
+		char head[32], *row, *cell[8];
+		int n = 0;
+
+		snprintf(head, sizeof(head), "\n| %s ", kernels[k]);
+		row = strstr(at, head);
+		if (!row)
+			fail_msg("docs/kernels.md: no row for %s in the self-test table", kernels[k]);
+		row = strndup(row + 1, strcspn(row + 1, "\n"));
+		for (char *save, *c = strtok_r(row, "|", &save); c && n < 8;
+		     c = strtok_r(NULL, "|", &save))
+			cell[n++] = c + strspn(c, " ");
+		assert_true(n >= 4);
+		for (int i = 0; i < 3; i++) {
+			const char *want = self_test_expected[k][i];
+
+			if (strncmp(cell[n - 3 + i], want, strlen(want)) ||
+			    strchr(" \0", cell[n - 3 + i][strlen(want)]) == NULL)
+				fail_msg("docs/kernels.md: %s's %s is \"%s\", the VM asserts \"%s\"",
+					 kernels[k], self_test_keys[i], cell[n - 3 + i], want);
+		}
+		free(row);
+	}
+	free(doc);
+}
+
 /* ---- the lookup verdict under stress (tests/vm/plan.sh) ------------------ */
 
 static const char *const stress_modes[] = { "fentry", "kprobe" };
@@ -1003,6 +1128,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sid_access_allocates_no_needless_cred),
 		cmocka_unit_test(sid_enoent_comes_before_the_mm),
 		cmocka_unit_test(sid_lookup_skips_exactly_the_eligible_directories),
+		cmocka_unit_test(bookworm_6_1_self_test_finds_no_fast_path),
+		cmocka_unit_test(trixie_6_12_self_test_finds_the_cred_skip_and_early_enoent_only),
+		cmocka_unit_test(sid_self_test_finds_all_three_fast_paths),
+		cmocka_unit_test(docs_kernels_md_self_test_table_is_what_the_vm_asserts),
 		cmocka_unit_test(bookworm_6_1_lookup_holds_under_concurrency_and_mid_flight_attach),
 		cmocka_unit_test(trixie_6_12_lookup_holds_under_concurrency_and_mid_flight_attach),
 		cmocka_unit_test(sid_lookup_holds_under_concurrency_and_mid_flight_attach),
