@@ -911,49 +911,53 @@ static int setup(void **state)
 /* ---- permscope verify (tests/vm/plan.sh, "verify") ---------------------- */
 
 /*
- * The verdict of kernel k's verify run, checked beside its exit status:
- * clean, every family judged in fentry mode having seen its workload, no
- * finding a violation.  The findings left are information; `late_info`
+ * The verdict of kernel k's verify run in `mode`, checked beside its exit
+ * status: clean, every family judged in that mode having seen its
+ * workload, no finding a violation.  The findings left are information; `late_info`
  * says whether exec.enoent_late must be one of them (a stock kernel's
  * late ENOENTs) or absent.
  */
-static void check_verify_clean(int k, bool late_info)
+static void check_verify_clean(int k, const char *mode, bool late_info)
 {
-	char *status = load_text(k, "verify-status.txt");
-	json_t *v = load_json(k, "verify.json"), *f, *finding;
+	char file[64], *status;
+	json_t *v, *f, *finding;
 	bool saw_late = false;
 	const char *name;
 	size_t i;
 
+	snprintf(file, sizeof(file), "verify-%s-status.txt", mode);
+	status = load_text(k, file);
 	if (!status)
-		fail_msg("%s: no verify-status.txt in %s", kernels[k], results[k]);
+		fail_msg("%s: no %s in %s", kernels[k], file, results[k]);
 	if (atoi(status) != 0)
-		fail_msg("%s: permscope verify exited %d, not 0 (see %s/verify.json and "
-			 "verify.stderr)", kernels[k], atoi(status), results[k]);
+		fail_msg("%s: permscope verify --mode %s exited %d, not 0 (see %s/verify-%s.json "
+			 "and .stderr)", kernels[k], mode, atoi(status), results[k], mode);
+	snprintf(file, sizeof(file), "verify-%s.json", mode);
+	v = load_json(k, file);
 	assert_string_equal(json_string_value(json_object_get(v, "format")), "permscope-verify/1");
 	assert_string_equal(json_string_value(json_object_get(v, "verdict")), "clean");
 	assert_int_equal(json_object_size(json_object_get(v, "families")), 3);
 	json_object_foreach(json_object_get(v, "families"), name, f) {
-		if (strcmp(json_string_value(json_object_get(f, "state")), "fentry") ||
+		if (strcmp(json_string_value(json_object_get(f, "state")), mode) ||
 		    !json_is_true(json_object_get(f, "judged")))
-			fail_msg("%s: verify's %s family: %s, judged %d (%s)", kernels[k], name,
+			fail_msg("%s %s: verify's %s family: %s, judged %d (%s)", kernels[k], mode, name,
 				 json_string_value(json_object_get(f, "state")),
 				 json_is_true(json_object_get(f, "judged")),
 				 json_string_value(json_object_get(f, "why")));
 		/* A clean verdict over nothing would prove nothing. */
 		if (json_integer_value(json_object_get(f, "events")) <= 0)
-			fail_msg("%s: verify's %s family saw no events", kernels[k], name);
+			fail_msg("%s %s: verify's %s family saw no events", kernels[k], mode, name);
 	}
 	json_array_foreach(json_object_get(v, "findings"), i, finding) {
 		const char *kind = json_string_value(json_object_get(finding, "kind"));
 
 		if (json_is_true(json_object_get(finding, "violation")))
-			fail_msg("%s: verify found %s: %s", kernels[k], kind,
+			fail_msg("%s %s: verify found %s: %s", kernels[k], mode, kind,
 				 json_string_value(json_object_get(finding, "text")));
 		saw_late |= !strcmp(kind, "exec.enoent_late");
 	}
 	if (saw_late != late_info)
-		fail_msg("%s: exec.enoent_late information %s, expected %s", kernels[k],
+		fail_msg("%s %s: exec.enoent_late information %s, expected %s", kernels[k], mode,
 			 saw_late ? "given" : "missing", late_info ? "given" : "none");
 	json_decref(v);
 	free(status);
@@ -961,11 +965,14 @@ static void check_verify_clean(int k, bool late_info)
 
 static void verify_is_clean_on_the_pinned_kernels_workloads(void **state)
 {
+	static const char *const verify_modes[] = { "fentry", "kprobe" };
+
 	(void)state;
 	for (int k = 0; k < KERNELS; k++) {
 		NEED(k);
 		/* 6.1 predates the early exit: its ENOENTs come late, as information. */
-		check_verify_clean(k, k == BOOKWORM);
+		for (size_t m = 0; m < sizeof(verify_modes) / sizeof(verify_modes[0]); m++)
+			check_verify_clean(k, verify_modes[m], k == BOOKWORM);
 	}
 }
 
