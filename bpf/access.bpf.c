@@ -21,6 +21,7 @@
 #include "permscope.h"
 #include "filter.bpf.h"
 #include "cred.bpf.h"
+#include "sample.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -90,6 +91,21 @@ static __always_inline int call_enter(int flags)
 	return 0;
 }
 
+/*
+ * An unsafe call, for verify: the cred the override was needed for, as
+ * current has it at the call's exit.  Out of line: only a violation calls it.
+ */
+static __noinline int sample_unsafe(void)
+{
+	struct ps_sample *s = sample_reserve(SAMPLE_ACCESS_UNSAFE);
+
+	if (!s)
+		return 0;
+	read_current_cred(&s->access.cred);
+	bpf_ringbuf_submit(s, 0);
+	return 0;
+}
+
 static __always_inline int call_exit(void)
 {
 	struct access_call *call = this_call(0);
@@ -102,6 +118,8 @@ static __always_inline int call_exit(void)
 	call->open = 0;
 	delta = bpf_ktime_get_ns() - call->start_ns;
 	o = access_outcome(call->needed, call->allocated);
+	if (o == ACCESS_UNSAFE && emit_samples)
+		sample_unsafe();
 	s = this_cpu_stats();
 	if (!s || o >= ACCESS_OUTCOMES)
 		return 0;

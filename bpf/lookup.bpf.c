@@ -28,6 +28,7 @@
 #include "permscope.h"
 #include "filter.bpf.h"
 #include "predicates.h"
+#include "sample.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -272,6 +273,35 @@ struct check {
 	struct dir_view d;    /* the inode as SIP sees it */
 };
 
+/*
+ * A violation, for verify: the directory and where it lives.  Out of
+ * line, and only a violation calls it.  Only the inode is passed, which
+ * the check holds in a register anyway: passing the mask, the reason or
+ * the fields read kept them alive, and the compiler reshuffled registers
+ * on every check.  So the inode is read again here, by probe reads
+ * whatever pointer the program has, and judged again by the same
+ * predicate; racing() has just said it did not change for two seconds.
+ */
+static __noinline int sample_ineligible_skip(__u64 inode_addr)
+{
+	struct ps_sample *s = sample_reserve(SAMPLE_LOOKUP_INELIGIBLE_SKIP);
+	const struct inode *inode = (const struct inode *)inode_addr;
+
+	if (!s)
+		return 0;
+	s->lookup.d.mode = BPF_CORE_READ(inode, i_mode);
+	s->lookup.d.opflags = BPF_CORE_READ(inode, i_opflags);
+	if (bpf_core_field_exists(inode->i_acl))
+		s->lookup.d.acl = (__u64)BPF_CORE_READ(inode, i_acl);
+	s->lookup.reason = lookup_eligibility(&s->lookup.d);
+	s->lookup.ino = BPF_CORE_READ(inode, i_ino);
+	s->lookup.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	bpf_probe_read_kernel_str(s->lookup.fs, sizeof(s->lookup.fs),
+				  BPF_CORE_READ(inode, i_sb, s_type, name));
+	bpf_ringbuf_submit(s, 0);
+	return 0;
+}
+
 static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, bool direct_load)
 {
 	struct lookup_stats *s;
@@ -317,10 +347,13 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, b
 	s->did_skip++;
 	/* A skipped full check of an ineligible directory is never safe. */
 	if (why != LOOKUP_ELIGIBLE) {
-		if (racing(c->inode))
+		if (racing(c->inode)) {
 			s->racing++;
-		else
+		} else {
 			s->violations++;
+			if (emit_samples)
+				sample_ineligible_skip((__u64)c->inode);
+		}
 	}
 }
 

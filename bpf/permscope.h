@@ -160,4 +160,71 @@ struct lookup_cpu {
 	struct lookup_lost lost;
 };
 
+/*
+ * The fields of struct cred that access_need_override_creds() reads
+ * (bpf/predicates.h), and of struct inode that the MAY_EXEC lookup fast
+ * path reads: the predicates' inputs, and what a sample shows.
+ */
+struct cred_view {
+	__u32 uid, gid, fsuid, fsgid;
+	__u32 securebits;
+	__u64 cap_effective, cap_permitted;
+	__u32 root_uid; /* kuid of uid 0 in cred->user_ns */
+};
+
+struct dir_view {
+	__u16 mode;
+	__u32 opflags;
+	__u64 acl; /* i_acl as an address; 0 when the kernel has no ACL support */
+};
+
+/* ---- violation samples (permscope verify) -------------------------------- */
+
+/*
+ * What a sample shows of a violation.  Each family's program sends one
+ * through its `samples` ring buffer (bpf/sample.bpf.h) when an invariant
+ * breaks, and only when verify asked for samples; src/verify.c judges and
+ * prints them.
+ */
+enum sample_kind {
+	SAMPLE_ACCESS_UNSAFE,    /* access: override needed, no cred allocated */
+	SAMPLE_LOOKUP_INELIGIBLE_SKIP, /* lookup: full check skipped, directory ineligible */
+	SAMPLE_EXEC_ENOENT_LATE, /* exec: ENOENT after an mm was allocated */
+	SAMPLE_KINDS,
+};
+
+/* At most this many samples of one kind a second; the rest are counted as unsent. */
+#define SAMPLES_PER_SECOND 16
+
+struct sample_access {
+	struct cred_view cred; /* current's cred at the call's exit */
+};
+
+struct sample_lookup {
+	char fs[FS_NAME_LEN];
+	__u64 ino;
+	__u32 dev;     /* the superblock's s_dev: major << 20 | minor */
+	__u32 reason;  /* enum lookup_reason: why the directory is ineligible */
+	struct dir_view d; /* mode, i_opflags (the opt-in bit), i_acl */
+};
+
+struct sample_exec {
+	__s64 ret;     /* the syscall's return value: -ENOENT */
+	__u64 latency_ns;
+};
+
+struct ps_sample {
+	__u32 kind;    /* enum sample_kind */
+	__u32 pid;     /* tgid */
+	__u32 tid;
+	__u32 pad;
+	__u64 time_ns; /* CLOCK_MONOTONIC */
+	char comm[16];
+	union {
+		struct sample_access access;
+		struct sample_lookup lookup;
+		struct sample_exec exec;
+	};
+};
+
 #endif /* PERMSCOPE_H */

@@ -13,13 +13,7 @@
 #define PS_AT_EACCESS 0x200           /* include/uapi/linux/fcntl.h */
 #define PS_SECURE_NO_SETUID_FIXUP 2   /* include/uapi/linux/securebits.h */
 
-/* The fields of struct cred that access_need_override_creds() reads. */
-struct cred_view {
-	__u32 uid, gid, fsuid, fsgid;
-	__u32 securebits;
-	__u64 cap_effective, cap_permitted;
-	__u32 root_uid; /* kuid of uid 0 in cred->user_ns */
-};
+/* struct cred_view and struct dir_view, the inputs, are in permscope.h. */
 
 /*
  * Would faccessat() have to switch to overridden creds?  Mirrors the kernel's
@@ -53,13 +47,6 @@ static inline enum access_outcome access_outcome(bool needed, bool allocated)
 #define PS_ACL_DONT_CACHE ((__u64)-3)
 #define PS_S_IFMT 0170000
 #define PS_S_IFDIR 0040000
-
-/* The fields of struct inode that the MAY_EXEC lookup fast path reads. */
-struct dir_view {
-	__u16 mode;
-	__u32 opflags;
-	__u64 acl; /* i_acl as an address; 0 when the kernel has no ACL support */
-};
 
 static inline bool mode_is_dir(__u16 mode)
 {

@@ -85,5 +85,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 #endif

@@ -64,6 +64,10 @@ struct family_ops {
 	int (*after_attach)(void *skel, char *why, size_t len);
 	struct bpf_object_skeleton *(*skeleton)(void *skel);
 	__u64 (*tracked_full)(void *skel); /* processes the fork follower had no room for */
+	/* Violation samples (bpf/sample.bpf.h): the ring, the switch, what was left out. */
+	struct bpf_map *(*samples)(void *skel);
+	void (*emit_samples)(void *skel);
+	const __u64 *(*samples_unsent)(void *skel);
 };
 
 struct family {
@@ -71,6 +75,8 @@ struct family {
 	bool follows_forks; /* --pid, -- CMD: the `tracked` table can fill */
 	const struct family_ops *ops;
 	void *skel;
+	struct ring_buffer *rb; /* violation samples, when asked for */
+	const struct sample_sink *sink;
 };
 
 #define BIT(m) (1U << (m))
@@ -277,7 +283,10 @@ static int lookup_collect(void *s, struct profile *p)
 	static struct bpf_object_skeleton *x##_skeleton(void *s) { return ((struct x##_bpf *)s)->skeleton; } \
 	static struct bpf_map *x##_cgroup_wanted(void *s)                                  \
 	{ return ((struct x##_bpf *)s)->maps.cgroup_wanted; }                               \
-	static __u64 x##_tracked_full(void *s) { return ((struct x##_bpf *)s)->bss->tracked_full; }
+	static __u64 x##_tracked_full(void *s) { return ((struct x##_bpf *)s)->bss->tracked_full; } \
+	static struct bpf_map *x##_samples(void *s) { return ((struct x##_bpf *)s)->maps.samples; } \
+	static void x##_emit_samples(void *s) { ((struct x##_bpf *)s)->rodata->emit_samples = true; } \
+	static const __u64 *x##_samples_unsent(void *s) { return ((struct x##_bpf *)s)->bss->samples_unsent; }
 /* The families with one per-CPU stats entry, read generically. */
 #define STATS_GLUE(x) \
 	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
@@ -293,6 +302,8 @@ STATS_GLUE(exec)
 	.load = x##_load, .attach = x##_attach, .destroy = x##_destroy,       \
 	.tracked = x##_tracked, .skeleton = x##_skeleton,                      \
 	.cgroup_wanted = x##_cgroup_wanted, .tracked_full = x##_tracked_full,   \
+	.samples = x##_samples, .emit_samples = x##_emit_samples,               \
+	.samples_unsent = x##_samples_unsent,                                  \
 	__VA_ARGS__                                                            \
 }
 
@@ -464,6 +475,11 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 	err = -ops->configure(skel, o, m, t->why, sizeof(t->why));
 	if (err)
 		goto fail_why;
+	/* Otherwise the ring keeps its one page and the verifier drops the sending. */
+	if (o->samples) {
+		ops->emit_samples(skel);
+		bpf_map__set_max_entries(ops->samples(skel), SAMPLE_RING_BYTES);
+	}
 	bpf_object__for_each_program(prog, ops->object(skel))
 		bpf_program__set_autoload(prog, program_wanted(ops->object(skel),
 							       bpf_program__name(prog), m,
@@ -509,6 +525,50 @@ fail_why:
 	return NULL;
 }
 
+static int sample_received(void *ctx, void *data, size_t size)
+{
+	const struct sample_sink *sink = ctx;
+
+	if (size >= sizeof(struct ps_sample))
+		sink->sample(sink->ctx, data);
+	return 0;
+}
+
+/* The family's ring of violation samples, read at each collect. */
+static int start_samples(struct family *fam, const struct sample_sink *sink,
+			 struct family_result *res)
+{
+	struct attach_attempt *t;
+	int err;
+
+	fam->sink = sink;
+	fam->rb = ring_buffer__new(bpf_map__fd(fam->ops->samples(fam->skel)), sample_received,
+				   (void *)sink, NULL);
+	if (fam->rb)
+		return 0;
+	err = errno ? errno : EINVAL;
+	res->status = FAMILY_UNAVAILABLE;
+	if (res->nattempts < MAX_ATTEMPTS) {
+		t = &res->attempts[res->nattempts++];
+		t->mode = res->mode;
+		t->err = err;
+		snprintf(t->why, sizeof(t->why), "samples: cannot map the ring buffer: %s",
+			 strerror(err));
+	}
+	return -err;
+}
+
+/* Hand the samples sent since the last read, and what was left out, to the sink. */
+static void collect_samples(struct family *fam)
+{
+	const __u64 *unsent = fam->ops->samples_unsent(fam->skel);
+
+	ring_buffer__consume(fam->rb);
+	for (int k = 0; k < SAMPLE_KINDS; k++)
+		if (unsent[k])
+			fam->sink->unsent(fam->sink->ctx, k, unsent[k]);
+}
+
 struct family *family_start(enum family_id f, const struct probe_opts *o,
 			    struct family_result *res)
 {
@@ -551,6 +611,10 @@ struct family *family_start(enum family_id f, const struct probe_opts *o,
 	fam->ops = ops;
 	fam->skel = skel;
 	fam->follows_forks = o->filter_tasks;
+	if (o->samples && start_samples(fam, o->samples, res)) {
+		family_stop(fam);
+		return NULL;
+	}
 	return fam;
 }
 
@@ -592,6 +656,8 @@ int family_collect(struct family *fam, struct profile *p)
 		return err;
 	if (fam->follows_forks)
 		family_add_lost(res, "tracked_full", fam->ops->tracked_full(fam->skel));
+	if (fam->rb)
+		collect_samples(fam);
 	if (fam->ops->collect)
 		return fam->ops->collect(fam->skel, p);
 	stats = profile_stats(p, fam->id, 0);
@@ -644,6 +710,7 @@ void family_stop(struct family *fam)
 	if (!fam)
 		return;
 	detach_all(fam->ops->skeleton(fam->skel));
+	ring_buffer__free(fam->rb);
 	fam->ops->destroy(fam->skel);
 	free(fam);
 }

@@ -11,6 +11,21 @@
 
 #include "profile.h"
 
+/*
+ * Where violation samples go (permscope verify): the families' ring
+ * buffers are read into sample() when their counters are collected, and
+ * unsent() gets each kind's running total of samples left out (rate limit
+ * or full ring).  Only when set do the programs send any.
+ */
+struct sample_sink {
+	void (*sample)(void *ctx, const struct ps_sample *s);
+	void (*unsent)(void *ctx, enum sample_kind kind, __u64 total);
+	void *ctx;
+};
+
+/* A family's ring buffer when samples are asked for: about 580 samples. */
+#define SAMPLE_RING_BYTES (64 * 1024)
+
 struct probe_opts {
 	bool want[FAMILY_COUNT];
 	enum attach_mode only_mode; /* MODE_NONE: try every mode in order */
@@ -30,6 +45,7 @@ struct probe_opts {
 	 */
 	int track[2];
 	int ntrack;
+	const struct sample_sink *samples; /* NULL: no samples (all but verify) */
 };
 
 struct family;

@@ -23,6 +23,7 @@ static const struct command {
 	{ "record", cmd_record, "attach the probes, run a command or wait, write a profile" },
 	{ "report", cmd_report, "per-filesystem skip report from a profile (or 5 s of this machine)" },
 	{ "check", cmd_check, "which families can attach here, and struct cred's cacheline layout" },
+	{ "verify", cmd_verify, "record, and fail if a fast path broke an invariant (with samples)" },
 	{ "merge", cmd_merge, "several recordings of one workload as one profile of runs" },
 	{ "compare", cmd_compare, "two profiles side by side, with statistics over runs" },
 	{ "gate", cmd_gate, "pass or fail a new profile against a base profile by rules, for CI" },
@@ -45,7 +46,8 @@ static void usage(FILE *out)
 		"  permscope report p.json --format json   the report of a saved profile, as JSON\n"
 		"\n'permscope COMMAND --help' explains a command.  Exit status: 0 success,\n"
 		"1 the job failed, 2 bad usage or bad input; gate adds 3 (a rule had no\n"
-		"verdict) and 4 (its environment failed: out of memory, an unwritable file).\n");
+		"verdict) and 4 (its environment failed: out of memory, an unwritable file);\n"
+		"verify exits 1 when an invariant broke, 3 when it could not judge.\n");
 }
 
 int main(int argc, char **argv)

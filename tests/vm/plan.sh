@@ -182,4 +182,29 @@ for mode in $MODES; do
 		rec "exec-missing-$mode" exec --mode $mode -- $W exec-missing "$N_EXEC"
 	fi
 done
+# verify (test_vm.c, "verify"): the workloads above in one run of every
+# family, in fentry and in kprobe mode, with the violation samples on: the stat loops on
+# every variant of every filesystem (the ACL, 0711 and 0750 directories
+# must not be skipped), default and capability-dropped access(), and the
+# $PATH search and missing-path execs.  The verdict and its exit status go
+# to /out; a kernel that broke an invariant exits 1 with samples.
+if want lookup && want access && want exec; then
+	echo "== verify"
+	work=""
+	for fs in tmpfs ext4 btrfs; do
+		grep -q " /mnt/$fs " /proc/mounts || continue
+		for variant in base acl 0711 0750; do
+			work="$work $W stat 500 /mnt/$fs/$variant/d1/d2/d3/d4/d5/d6/file;"
+		done
+	done
+	for mode in fentry kprobe; do
+		status=0
+		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -j \
+			--families lookup,access,exec --mode $mode -- /bin/sh -c "$work
+				$W access 500 && $W access-dropcap 500 &&
+				$W exec-path 100 ps-noop && $W exec-missing 100" \
+			> /out/verify-$mode.json 2> /out/verify-$mode.stderr || status=$?
+		echo "$status" > /out/verify-$mode-status.txt
+	done
+fi
 echo "permscope-vm: plan finished"

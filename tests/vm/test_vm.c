@@ -1033,6 +1033,74 @@ static int setup(void **state)
 	return 0;
 }
 
+/* ---- permscope verify (tests/vm/plan.sh, "verify") ---------------------- */
+
+/*
+ * The verdict of kernel k's verify run in `mode`, checked beside its exit
+ * status: clean, every family judged in that mode having seen its
+ * workload, no finding a violation.  The findings left are information; `late_info`
+ * says whether exec.enoent_late must be one of them (a stock kernel's
+ * late ENOENTs) or absent.
+ */
+static void check_verify_clean(int k, const char *mode, bool late_info)
+{
+	char file[64], *status;
+	json_t *v, *f, *finding;
+	bool saw_late = false;
+	const char *name;
+	size_t i;
+
+	snprintf(file, sizeof(file), "verify-%s-status.txt", mode);
+	status = load_text(k, file);
+	if (!status)
+		fail_msg("%s: no %s in %s", kernels[k], file, results[k]);
+	if (atoi(status) != 0)
+		fail_msg("%s: permscope verify --mode %s exited %d, not 0 (see %s/verify-%s.json "
+			 "and .stderr)", kernels[k], mode, atoi(status), results[k], mode);
+	snprintf(file, sizeof(file), "verify-%s.json", mode);
+	v = load_json(k, file);
+	assert_string_equal(json_string_value(json_object_get(v, "format")), "permscope-verify/1");
+	assert_string_equal(json_string_value(json_object_get(v, "verdict")), "clean");
+	assert_int_equal(json_object_size(json_object_get(v, "families")), 3);
+	json_object_foreach(json_object_get(v, "families"), name, f) {
+		if (strcmp(json_string_value(json_object_get(f, "state")), mode) ||
+		    !json_is_true(json_object_get(f, "judged")))
+			fail_msg("%s %s: verify's %s family: %s, judged %d (%s)", kernels[k], mode, name,
+				 json_string_value(json_object_get(f, "state")),
+				 json_is_true(json_object_get(f, "judged")),
+				 json_string_value(json_object_get(f, "why")));
+		/* A clean verdict over nothing would prove nothing. */
+		if (json_integer_value(json_object_get(f, "events")) <= 0)
+			fail_msg("%s %s: verify's %s family saw no events", kernels[k], mode, name);
+	}
+	json_array_foreach(json_object_get(v, "findings"), i, finding) {
+		const char *kind = json_string_value(json_object_get(finding, "kind"));
+
+		if (json_is_true(json_object_get(finding, "violation")))
+			fail_msg("%s %s: verify found %s: %s", kernels[k], mode, kind,
+				 json_string_value(json_object_get(finding, "text")));
+		saw_late |= !strcmp(kind, "exec.enoent_late");
+	}
+	if (saw_late != late_info)
+		fail_msg("%s %s: exec.enoent_late information %s, expected %s", kernels[k], mode,
+			 saw_late ? "given" : "missing", late_info ? "given" : "none");
+	json_decref(v);
+	free(status);
+}
+
+static void verify_is_clean_on_the_pinned_kernels_workloads(void **state)
+{
+	static const char *const verify_modes[] = { "fentry", "kprobe" };
+
+	(void)state;
+	for (int k = 0; k < KERNELS; k++) {
+		NEED(k);
+		/* 6.1 predates the early exit: its ENOENTs come late, as information. */
+		for (size_t m = 0; m < sizeof(verify_modes) / sizeof(verify_modes[0]); m++)
+			check_verify_clean(k, verify_modes[m], k == BOOKWORM);
+	}
+}
+
 /* ---- test_vm --kernel-table: not a test -------------------------------- */
 
 /* NUM / DEN times SCALE in FMT, or "-" when there is nothing to divide by. */
@@ -1141,6 +1209,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(gate_fails_bookworm_against_sid_naming_the_lost_fast_paths),
 		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
 		cmocka_unit_test(gate_default_rules_on_whole_kernels),
+		cmocka_unit_test(verify_is_clean_on_the_pinned_kernels_workloads),
 	};
 
 	if (argc == 2 && !strcmp(argv[1], "--kernel-table"))
