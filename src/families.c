@@ -456,6 +456,26 @@ static int set_cgroup(struct bpf_map *map, const char *path, char *why, size_t l
 	return err;
 }
 
+/* Set when root was refused a trampoline program: the kernel refuses them all. */
+static bool fentry_refused;
+
+/*
+ * A mode this kernel refuses to every family, known without loading an
+ * object (each load parses the kernel's BTF and runs the verifier, about
+ * a tenth of a second): no kprobes at all, or trampolines refused (EPERM)
+ * to a family before.  0 when the mode is worth a try.
+ */
+static int refused_everywhere(enum attach_mode m)
+{
+	if (m == MODE_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+	    access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/kprobe_events", F_OK))
+		return ENOENT;
+	if (m == MODE_FENTRY && __atomic_load_n(&fentry_refused, __ATOMIC_RELAXED))
+		return EPERM;
+	return 0;
+}
+
 static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 		      enum attach_mode m, struct attach_attempt *t)
 {
@@ -467,6 +487,12 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 
 	t->mode = m;
 	last_libbpf_warning[0] = 0;
+	err = refused_everywhere(m);
+	if (err) {
+		snprintf(t->why, sizeof(t->why), "%s; %s", strerrorname_np(err), mode_hint(m, err));
+		t->err = err;
+		return NULL;
+	}
 	skel = ops->open();
 	if (!skel) {
 		err = errno ? errno : EINVAL;
@@ -515,6 +541,8 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 		goto fail_why;
 	return skel;
 fail:
+	if (m == MODE_FENTRY && err == EPERM && !strcmp(stage, "load") && geteuid() == 0)
+		__atomic_store_n(&fentry_refused, true, __ATOMIC_RELAXED);
 	failing_program(prog_name, sizeof(prog_name));
 	snprintf(t->why, sizeof(t->why), "%s%s: %s; %s", stage, prog_name,
 		 strerrorname_np(err) ? strerrorname_np(err) : strerror(err), mode_hint(m, err));
