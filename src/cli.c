@@ -2,11 +2,14 @@
 /* What every command shares: common options, argument parsing, output. */
 #include <argp.h>
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "commands.h"
@@ -285,6 +288,53 @@ int parse_command(const struct argp *argp, int argc, char **argv, void *input)
 	err = argp_parse(argp, argc, argv, 0, NULL, input);
 	argv[0] = saved;
 	return err;
+}
+
+static const char *output_unusable(const char *path, const char *dir, char *why, size_t len)
+{
+	struct stat st;
+
+	if (!*path)
+		return "an empty file name";
+	if (lstat(path, &st) == 0) {
+		/* a symlink is fine: write_file_atomic() renames over the link itself */
+		if (S_ISDIR(st.st_mode))
+			return "a directory";
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return "not a regular file (the output replaces it; remove it first)";
+	}
+	if (stat(dir, &st)) {
+		snprintf(why, len, "directory %s: %s", dir, strerror(errno));
+		return why;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "%s is not a directory", dir);
+		return why;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(why, len, "cannot create files in %s: %s", dir, strerror(errno));
+		return why;
+	}
+	return NULL;
+}
+
+int check_output_path(const char *path)
+{
+	char *copy, why[PATH_MAX + 128];
+	const char *bad;
+
+	if (!path || !strcmp(path, "-"))
+		return EXIT_OK;
+	copy = strdup(path);
+	if (!copy) {
+		pr_err("out of memory");
+		return EXIT_FAIL;
+	}
+	bad = output_unusable(path, dirname(copy), why, sizeof(why));
+	if (bad)
+		pr_err("%s: cannot write there: %s", path, bad);
+	free(copy);
+	return bad ? EXIT_USAGE : EXIT_OK;
 }
 
 int emit_output(const char *path, const char *data, size_t len)

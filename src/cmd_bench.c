@@ -620,6 +620,8 @@ int cmd_bench(int argc, char **argv)
 	FILE *text;
 
 	parse_command(&bench_argp, argc, argv, &c);
+	if ((ret = check_output_path(c.output)) != EXIT_OK)
+		return ret;
 	c.cfg.progress = verbosity >= 0 && isatty(STDERR_FILENO);
 	if (c.overhead)
 		return overhead_main(&c, argc, argv);

@@ -87,6 +87,8 @@ int cmd_compare(int argc, char **argv)
 	int ret = EXIT_OK;
 
 	parse_command(&compare_argp, argc, argv, &c);
+	if ((ret = check_output_path(c.output)) != EXIT_OK)
+		return ret;
 	for (int i = 0; i < 2; i++)
 		if (profile_read(c.paths[i], &p[i], err, sizeof(err))) {
 			pr_err("%s: %s", c.paths[i], err);

@@ -118,6 +118,11 @@ static int merge_into(struct profile *m, const char *first, const struct profile
 	}
 	if (profile_add(m, p))
 		return EXIT_FAIL;
+	if (!profile_counts_fit(m)) {
+		pr_err("%s: adding it takes a count past %llu, the largest a profile holds", path,
+		       (unsigned long long)PROFILE_COUNT_MAX);
+		return EXIT_USAGE;
+	}
 	if (p->start_ns < m->start_ns)
 		m->start_ns = p->start_ns;
 	if (p->end_ns > m->end_ns)
@@ -133,6 +138,8 @@ int cmd_merge(int argc, char **argv)
 	int ret = EXIT_OK, e;
 
 	parse_command(&merge_argp, argc, argv, &c);
+	if ((ret = check_output_path(c.output)) != EXIT_OK)
+		return ret;
 	if (profile_read(c.inputs[0], &m, err, sizeof(err))) {
 		pr_err("%s: %s", c.inputs[0], err);
 		return EXIT_USAGE;

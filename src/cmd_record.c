@@ -76,6 +76,8 @@ int cmd_record(int argc, char **argv)
 		pr_err("--pid and a command exclude each other (the command's own pid is followed)");
 		return EXIT_USAGE;
 	}
+	if ((ret = check_output_path(c.output)) != EXIT_OK)
+		return ret; /* before recording: a profile that cannot be written is lost work */
 	ret = record_run(&c.rec, &p);
 	if (ret != EXIT_OK) {
 		profile_free(&p);

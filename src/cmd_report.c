@@ -97,6 +97,8 @@ int cmd_report(int argc, char **argv)
 	record_opts_init(&c.rec);
 	record_opts_init(&defaults);
 	parse_command(&report_argp, argc, argv, &c);
+	if ((ret = check_output_path(c.output)) != EXIT_OK)
+		return ret;
 
 	if (c.input) {
 		if (memcmp(&c.rec, &defaults, sizeof(defaults))) {

@@ -74,6 +74,14 @@ int parse_command(const struct argp *argp, int argc, char **argv, void *input);
  */
 #define MODE_MISMATCH_WHY "an attach mode changes what a probe sees and costs"
 
+/*
+ * Before any work: whether an output file can go at `path` (NULL and "-",
+ * standard output, always can).  EXIT_OK, or EXIT_USAGE after "Error: PATH:
+ * cannot write there: WHY" (its directory is missing or not writable, or
+ * PATH is a directory or a device, which the output would replace).
+ */
+int check_output_path(const char *path);
+
 /* Print a rendered document to stdout, or atomically to `path`. */
 int emit_output(const char *path, const char *data, size_t len);
 

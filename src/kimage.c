@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
+
 /* x86 boot protocol (Documentation/arch/x86/boot.rst): the setup header. */
 #define BOOT_SETUP_SECTS   0x1f1
 #define BOOT_FLAG          0x1fe /* 0xaa55 */
@@ -421,38 +423,14 @@ int kimage_read_mem(const void *data, size_t len, struct kimage *ki, char *err, 
 
 int kimage_read(const char *path, struct kimage *ki, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	unsigned char *buf = NULL;
-	struct stat st;
-	size_t len = 0;
-	int ret = -1;
+	char *buf;
+	size_t len;
+	int ret;
 
 	memset(ki, 0, sizeof(*ki));
-	if (fd < 0) {
-		err_set("%s", strerror(errno));
+	if (read_input_file(path, KIMAGE_MAX_BYTES, &buf, &len, err, errlen))
 		return -1;
-	}
-	if (fstat(fd, &st)) {
-		err_set("%s", strerror(errno));
-	} else if (!S_ISREG(st.st_mode)) {
-		err_set("%s, not a regular file", S_ISDIR(st.st_mode) ? "a directory" :
-			S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
-	} else if ((uint64_t)st.st_size > KIMAGE_MAX_BYTES) {
-		err_set("larger than %u MiB", KIMAGE_MAX_BYTES >> 20);
-	} else if (!(buf = malloc(st.st_size ? st.st_size : 1))) {
-		err_set("out of memory");
-	} else {
-		ssize_t n = 0;
-
-		while (len < (size_t)st.st_size &&
-		       ((n = read(fd, buf + len, st.st_size - len)) > 0 || (n < 0 && errno == EINTR)))
-			len += n > 0 ? n : 0;
-		if (n < 0)
-			err_set("%s", strerror(errno));
-		else
-			ret = kimage_read_mem(buf, len, ki, err, errlen);
-	}
+	ret = kimage_read_mem((unsigned char *)buf, len, ki, err, errlen);
 	free(buf);
-	close(fd);
 	return ret;
 }

@@ -174,6 +174,24 @@ int profile_sub(struct profile *into, const struct profile *from)
 	return profile_combine(into, from, true);
 }
 
+bool profile_counts_fit(const struct profile *p)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		for (int i = 0; i < p->fam[f].nlost; i++)
+			if (p->fam[f].lost[i].count > PROFILE_COUNT_MAX)
+				return false;
+		for (size_t i = 0; i < profile_nstats(p, f); i++) {
+			const __u64 *c = profile_stats(p, f, i);
+
+			/* a stats struct is __u64s alone, as counters_add() adds them */
+			for (size_t k = 0; k < schema[f].stats_size / sizeof(*c); k++)
+				if (c[k] > PROFILE_COUNT_MAX)
+					return false;
+		}
+	}
+	return true;
+}
+
 struct fs_result *profile_add_fs(struct profile *p, const char *name)
 {
 	struct fs_result *fs;
@@ -853,11 +871,11 @@ out:
 
 int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 {
-	char newest[PATH_MAX];
+	char newest[PATH_MAX], why[256];
+	const char *snap = NULL;
 	char *text = NULL;
-	size_t cap = 0, len = 0, n;
+	size_t len = 0;
 	struct stat st;
-	FILE *f;
 	int ret;
 
 	/* A daemon's state directory stands for its newest running total. */
@@ -865,35 +883,12 @@ int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 		if (statedir_newest_total(path, newest, sizeof(newest), err, errlen))
 			return -1;
 		path = newest;
+		snap = strrchr(newest, '/') + 1;
 	}
-	f = fopen(path, "re");
-	if (!f) {
-		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+	if (read_input_file(path, PROFILE_MAX_BYTES, &text, &len, why, sizeof(why))) {
+		snprintf(err, errlen, "%s%s%s", snap ? snap : "", snap ? ": " : "", why);
 		return -1;
 	}
-	do {
-		if (len + 65536 + 1 > cap) {
-			char *t = realloc(text, cap = cap ? cap * 2 : 131072);
-
-			if (!t) {
-				free(text);
-				fclose(f);
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-			text = t;
-		}
-		n = fread(text + len, 1, 65536, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		snprintf(err, errlen, "read failed: %s", strerror(errno));
-		free(text);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	text[len] = 0;
 	if (strlen(text) != len) {
 		snprintf(err, errlen, "not valid JSON: contains a NUL byte");
 		free(text);

@@ -15,6 +15,8 @@
 #include "schema.h"
 
 #define PROFILE_FORMAT "permscope-profile/1"
+/* The largest profile read: a daemon's total of a busy year is under 1 MiB. */
+#define PROFILE_MAX_BYTES (64u << 20)
 
 #define MAX_ATTEMPTS 3
 
@@ -137,6 +139,13 @@ int profile_add(struct profile *into, const struct profile *from);
  */
 int profile_sub(struct profile *into, const struct profile *from);
 void profile_sort_fs(struct profile *p);
+/*
+ * The largest count a profile holds: JSON integers are read as int64
+ * (jansson's json_int_t), so a larger one would come back negative.
+ */
+#define PROFILE_COUNT_MAX ((uint64_t)INT64_MAX)
+/* Whether every counter and loss of `p` is at most PROFILE_COUNT_MAX (a merge may pass it). */
+bool profile_counts_fit(const struct profile *p);
 
 /*
  * Write atomically: a temporary file beside `path`, fsync, rename.  Never

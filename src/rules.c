@@ -12,6 +12,7 @@
 
 #include "metrics.h"
 #include "stats.h"
+#include "util.h"
 
 const char *const verdict_names[3] = {
 	[VERDICT_PASS] = "pass", [VERDICT_FAIL] = "fail", [VERDICT_NO_VERDICT] = "no-verdict",
@@ -389,37 +390,24 @@ int rules_parse(const char *text, size_t len, const char *file, struct rule_set 
 
 int rules_read(const char *path, struct rule_set *out, char **errors)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0, cap = 0, n;
+	char *text, why[256];
+	size_t len;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	*errors = NULL;
-	if (!f)
-		return -errno;
-	do {
-		if (len == cap) {
-			char *t = realloc(text, cap = cap ? 2 * cap : 4096);
-
-			if (!t) {
-				free(text);
-				fclose(f);
-				return -ENOMEM;
-			}
-			text = t;
+	ret = read_input_file(path, RULES_MAX_BYTES, &text, &len, why, sizeof(why));
+	if (ret && ret != -EINVAL && ret != -EFBIG)
+		return ret; /* -errno of open or read: the caller says "cannot read PATH: why" */
+	if (ret) {
+		/* not a regular file, or too large: said as one line of errors */
+		if (asprintf(errors, "%s: %s\n", path, why) < 0) {
+			*errors = NULL;
+			return -ENOMEM;
 		}
-		n = fread(text + len, 1, cap - len, f);
-		len += n;
-	} while (n);
-	if (ferror(f)) {
-		ret = errno ? -errno : -EIO;
-		free(text);
-		fclose(f);
-		return ret;
+		return 1;
 	}
-	fclose(f);
-	ret = rules_parse(text ? text : "", len, path, out, errors);
+	ret = rules_parse(text, len, path, out, errors);
 	free(text);
 	return ret;
 }

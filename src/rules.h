@@ -57,7 +57,14 @@ struct rule_set {
  */
 int rules_parse(const char *text, size_t len, const char *file, struct rule_set *out,
 		char **errors);
-/* The same from a file; -errno (and nothing in `out`) when it cannot be read. */
+/* The largest rules file read; the default rules are 4 KiB. */
+#define RULES_MAX_BYTES (1u << 20)
+/*
+ * The same from a file; -errno (and nothing in `out`) when it cannot be
+ * opened or read.  A FIFO, device or socket, or a file over RULES_MAX_BYTES,
+ * is one line of *errors ("FILE: a FIFO, not a regular file") and returns 1.
+ */
+
 int rules_read(const char *path, struct rule_set *out, char **errors);
 void rules_free(struct rule_set *rs);
 

@@ -216,6 +216,83 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+static const char *file_type_name(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" :
+	       S_ISSOCK(mode) ? "a socket" : "not a file";
+}
+
+int read_input_file(const char *path, size_t max, char **data, size_t *len, char *err,
+		    size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), ret = 0;
+	size_t got = 0, cap;
+	struct stat st;
+	char *buf = NULL;
+
+	*data = NULL;
+	*len = 0;
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open: %s", strerror(-ret));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s, not a regular file", file_type_name(st.st_mode));
+		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	/* st_size is a hint: the file may grow while it is read, so `max` is checked on bytes read. */
+	cap = (uint64_t)st.st_size <= max ? (size_t)st.st_size + 1 : max + 1;
+	for (;;) {
+		ssize_t n;
+
+		if (got == cap) {
+			char *t;
+
+			if (cap > max) {
+				snprintf(err, errlen, "larger than %zu MiB, the most read from a file",
+					 max >> 20);
+				ret = -EFBIG;
+				goto out;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			t = realloc(buf, cap + 1);
+			if (!t) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			buf = t;
+		} else if (!buf && !(buf = malloc(cap + 1))) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		n = read(fd, buf + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "read failed: %s", strerror(-ret));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	buf[got] = 0;
+	*data = buf;
+	*len = got;
+	buf = NULL;
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int write_file_atomic(const char *path, const char *data, size_t len, bool newline)
 {
 	char tmp[4096], *dir;

@@ -40,6 +40,18 @@ void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_detect_journal(void);
 int log_open(const char *path);
 
+/*
+ * Read the whole of PATH, a regular file of at most `max` bytes, into a
+ * malloc'ed buffer with a NUL after the last byte (*data, *len).  Every
+ * reader of outside files goes through here: the open never blocks (a FIFO
+ * is opened O_NONBLOCK), and anything fstat() does not call a regular file
+ * (a directory, a FIFO, /dev/zero, a socket) is refused before a byte is
+ * read.  0, or -errno with what was wrong in `err` ("a FIFO, not a regular
+ * file"; strerror() when open or read failed).
+ */
+int read_input_file(const char *path, size_t max, char **data, size_t *len, char *err,
+		    size_t errlen);
+
 /* Mount tracefs at /sys/kernel/tracing when nothing is there yet. */
 int ensure_tracefs(void);
 

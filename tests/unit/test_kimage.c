@@ -422,7 +422,7 @@ static void fifo_and_directory_are_refused_without_reading(void **state)
 	assert_int_equal(kimage_read(tmpdir, &ki, err, sizeof(err)), -1);
 	assert_string_equal(err, "a directory, not a regular file");
 	assert_int_equal(kimage_read(tmp_path("missing"), &ki, err, sizeof(err)), -1);
-	assert_string_equal(err, "No such file or directory");
+	assert_string_equal(err, "cannot open: No such file or directory");
 }
 
 /* ---- permscope check --btf ------------------------------------------------ */
