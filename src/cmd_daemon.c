@@ -328,7 +328,8 @@ int cmd_daemon(int argc, char **argv)
 	}
 	if (statedir_open(&sd, c.state_dir, c.keep, err, sizeof(err))) {
 		pr_err("%s", err);
-		return EXIT_FAIL;
+		/* a DIR that is no directory, or unsafe, is bad usage; another daemon on it is not */
+		return sd.busy ? EXIT_FAIL : EXIT_USAGE;
 	}
 
 	/* Blocked before the HTTP thread starts, so it inherits the mask and signals come here. */

@@ -145,6 +145,7 @@ static int take_lock(struct statedir *sd, char *err, size_t errlen)
 		n = pread(sd->lockfd, pid, sizeof(pid) - 1, 0);
 		pid[n > 0 ? n : 0] = 0;
 		pid[strcspn(pid, "\n")] = 0;
+		sd->busy = e == EWOULDBLOCK;
 		if (e == EWOULDBLOCK)
 			snprintf(err, errlen, "%s is in use by another permscope daemon%s%s%s; stop "
 				 "it first, or give this one another --state-dir", sd->path,

@@ -13,6 +13,7 @@
 #define PERMSCOPE_STATEDIR_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,13 +26,16 @@ struct statedir {
 	int dirfd, lockfd;
 	uint64_t next_seq; /* after the highest already there: numbers survive restarts */
 	unsigned int keep;
+	bool busy; /* statedir_open failed because another daemon holds the lock */
 };
 
 /*
  * Create DIR if missing (0750), refuse one that others can write to, take
  * its lock, clear what an interrupted write left, and keep at most `keep`
  * snapshots.  0, or -1 with a message for "Error: <msg>" in `err` (a second
- * daemon on the same DIR gets the first one's pid).
+ * daemon on the same DIR gets the first one's pid, and `busy` set: the
+ * directory is fine, the machine is not; every other failure is the DIR
+ * given).
  */
 int statedir_open(struct statedir *sd, const char *path, unsigned int keep,
 		  char *err, size_t errlen);

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The bad-input suite (issue 12, docs/hardening.md "Bad input"): every
+ * command that reads an outside file, given each kind of bad file, prints
+ * exactly one "Error: ..." line naming the file, exits 2, prints nothing on
+ * stdout and leaves no output file, complete or partial, behind.
+ *
+ * The inputs are made here from tests/unit/data/sample-profile.json (one
+ * change each), so that a change of the format changes them too.  Every
+ * command runs under timeout(1): a reader that blocks (a FIFO) fails the
+ * test instead of hanging it, and one that crashes exits with 128 + signal.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <dirent.h>
+#include <pwd.h>
+
+#include "testutil.h"
+
+#define TIMEOUT "/usr/bin/timeout"
+#define SETPRIV "/usr/bin/setpriv"
+
+static char *good_text;   /* the sample profile */
+static const char *good;  /* a copy of it in tmpdir, readable by anyone */
+static const char *outdir; /* where outputs go: must stay empty after a bad run */
+
+/* TEXT with its first OLD replaced by NEW (malloc'ed); the test fails when OLD is not in it. */
+static char *replace_once(const char *text, const char *old, const char *new)
+{
+	const char *at = strstr(text, old);
+	char *s;
+
+	if (!at)
+		fail_msg("\"%s\" is not in the sample profile", old);
+	assert_true(asprintf(&s, "%.*s%s%s", (int)(at - text), text, new, at + strlen(old)) > 0);
+	return s;
+}
+
+static char *repeat(char c, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	assert_non_null(s);
+	memset(s, c, n);
+	s[n] = 0;
+	return s;
+}
+
+/* ---- the inputs --------------------------------------------------------- */
+
+struct bad_file {
+	const char *name;
+	char *text;  /* what the file holds (NULL: made by `make`) */
+	size_t len;
+	/* a FIFO, a directory, a sparse file: made at PATH instead of written */
+	void (*make)(const char *path);
+};
+
+static void make_fifo(const char *path)
+{
+	assert_int_equal(mkfifo(path, 0644), 0);
+}
+
+static void make_dir(const char *path)
+{
+	if (mkdir(path, 0755))
+		fail_msg("mkdir %s: %s", path, strerror(errno));
+}
+
+/* 65 MiB of nothing: over every reader's cap, found from its size alone. */
+static void make_huge(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 65 << 20), 0);
+	close(fd);
+}
+
+#define TEXT(n, t) { .name = (n), .text = (t), .len = (size_t)-1 }
+
+static struct bad_file profiles[32];
+static int nprofiles;
+
+static void add_profile(const char *name, char *text)
+{
+	profiles[nprofiles++] = (struct bad_file){ .name = name, .text = text, .len = strlen(text) };
+}
+
+static void make_profile_inputs(void)
+{
+	char *deep, *longname, *s;
+	size_t n = 100000;
+
+	add_profile("empty", strdup(""));
+	add_profile("truncated", strndup(good_text, strlen(good_text) / 2));
+	add_profile("wrong-version", replace_once(good_text, "permscope-profile/1", "permscope-profile/2"));
+	add_profile("not-an-object", strdup("[1, 2, 3]\n"));
+	add_profile("string-count", replace_once(good_text, "\"checks\": 9000", "\"checks\": \"9000\""));
+	add_profile("object-for-string", replace_once(good_text, "\"hostname\": \"buildhost\"",
+						      "\"hostname\": {}"));
+	add_profile("huge-count", replace_once(good_text, "\"checks\": 9000",
+					       "\"checks\": 99999999999999999999"));
+	add_profile("negative-count", replace_once(good_text, "\"checks\": 9000", "\"checks\": -1"));
+	add_profile("fractional-count", replace_once(good_text, "\"checks\": 9000", "\"checks\": 9000.5"));
+	add_profile("exponent-overflow", replace_once(good_text, "\"checks\": 9000", "\"checks\": 1e999"));
+	add_profile("nan", replace_once(good_text, "\"checks\": 9000", "\"checks\": NaN"));
+	add_profile("infinity", replace_once(good_text, "\"checks\": 9000", "\"checks\": Infinity"));
+	add_profile("duplicate-key", replace_once(good_text, "\"hostname\": \"buildhost\"",
+						  "\"hostname\": \"a\", \"hostname\": \"b\""));
+	deep = malloc(2 * n + 1);
+	assert_non_null(deep);
+	memset(deep, '[', n);
+	memset(deep + n, ']', n);
+	deep[2 * n] = 0;
+	add_profile("deeply-nested", deep);
+	add_profile("non-utf8", replace_once(good_text, "buildhost", "build\xff\xfehost"));
+	longname = repeat('x', 4096);
+	assert_true(asprintf(&s, "\"%s\": {", longname) > 0);
+	add_profile("long-fs-name", replace_once(good_text, "\"btrfs\": {", s));
+	free(s);
+	/* a merged profile's runs: one metric named with 4096 bytes */
+	assert_true(asprintf(&deep, "%.*s, \"runs\": [{\"%s\": 1}]\n}\n",
+			     (int)(strrchr(good_text, '}') - good_text), good_text, longname) > 0);
+	add_profile("long-metric-name", deep);
+	free(longname);
+	profiles[nprofiles++] = (struct bad_file){ .name = "nul-byte", .len = 11,
+		.text = memcpy(malloc(11), "{\"format\"\0}", 11) };
+	profiles[nprofiles++] = (struct bad_file){ .name = "directory", .make = make_dir };
+	profiles[nprofiles++] = (struct bad_file){ .name = "fifo", .make = make_fifo };
+	profiles[nprofiles++] = (struct bad_file){ .name = "over-64MiB", .make = make_huge };
+}
+
+/* PATH made as BAD says. */
+static void create(const struct bad_file *bad, const char *path)
+{
+	if (bad->make)
+		bad->make(path);
+	else
+		write_file(path, bad->text, bad->len);
+}
+
+/* ---- running and judging ------------------------------------------------ */
+
+/* argv with FILE, GOOD and OUT put in, run under timeout(1) (and as nobody with `nobody`). */
+static int run(bool nobody, const char *const *args, const char *file, const char *out)
+{
+	char *argv[40];
+	int n = 0;
+
+	argv[n++] = TIMEOUT;
+	argv[n++] = "20";
+	if (nobody) {
+		argv[n++] = SETPRIV;
+		argv[n++] = "--reuid=nobody";
+		argv[n++] = "--regid=nogroup";
+		argv[n++] = "--clear-groups";
+	}
+	argv[n++] = (char *)permscope_bin();
+	for (; *args; args++) {
+		const char *a = *args;
+
+		argv[n++] = (char *)(!strcmp(a, "FILE") ? file : !strcmp(a, "GOOD") ? good :
+				     !strcmp(a, "OUT") ? out : a);
+	}
+	argv[n] = NULL;
+	return run_capture(argv);
+}
+
+static void print_cmd(const char *const *args, const char *file)
+{
+	print_error("permscope");
+	for (; *args; args++)
+		print_error(" %s", !strcmp(*args, "FILE") ? file : *args);
+	print_error("\n");
+}
+
+/* The files in outdir: none may be left by a run that failed. */
+static int outdir_entries(void)
+{
+	DIR *d = opendir(outdir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * The contract for one bad input: exit STATUS (2 unless said), one line on
+ * stderr, "Error: " and NAMED in it, nothing on stdout, nothing in outdir.
+ */
+static void assert_refused(int got, int status, const char *named, const char *const *args,
+			   const char *file)
+{
+	const char *nl = strchr(err_text, '\n');
+	bool ok = got == status && !strncmp(err_text, "Error: ", 7) && nl && !nl[1] &&
+		  strstr(err_text, named) && !out_text[0] && outdir_entries() == 0;
+
+	if (ok)
+		return;
+	print_cmd(args, file);
+	print_error("exit %d (expected %d); stdout %zu bytes; %d files left in %s; stderr:\n", got,
+		    status, strlen(out_text), outdir_entries(), outdir);
+	testutil_print_text(err_text);
+	fail_msg("not one \"Error: ...%s...\" line with exit %d", named, status);
+}
+
+/* Every command that reads a profile, FILE where the bad one goes. */
+static const char *const profile_readers[][12] = {
+	{ "report", "FILE", NULL },
+	{ "report", "FILE", "-o", "OUT", NULL },
+	{ "report", "--format", "json", "FILE", NULL },
+	{ "compare", "GOOD", "FILE", "-o", "OUT", NULL },
+	{ "compare", "FILE", "GOOD", "--format", "html", NULL },
+	{ "gate", "-b", "GOOD", "-n", "FILE", "--junit", "OUT", NULL },
+	{ "gate", "-b", "FILE", "-n", "GOOD", "--junit", "OUT", NULL },
+	{ "merge", "-o", "OUT", "GOOD", "FILE", NULL },
+	{ "merge", "-o", "OUT", "FILE", "GOOD", NULL },
+};
+
+static void each_profile_reader(const char *file, const char *named, bool nobody)
+{
+	const char *out = tmp_path("out/result");
+
+	for (size_t c = 0; c < sizeof(profile_readers) / sizeof(profile_readers[0]); c++) {
+		int got = run(nobody, profile_readers[c], file, out);
+
+		assert_refused(got, 2, named, profile_readers[c], file);
+	}
+}
+
+static void every_profile_reader_refuses_every_bad_profile(void **state)
+{
+	(void)state;
+	for (int i = 0; i < nprofiles; i++) {
+		const char *path = tmp_path(profiles[i].name);
+
+		create(&profiles[i], path);
+		each_profile_reader(path, path, false);
+	}
+}
+
+static void devices_missing_and_unreadable_profiles_are_refused(void **state)
+{
+	const char *secret = tmp_path("secret.json");
+
+	(void)state;
+	each_profile_reader("/dev/zero", "/dev/zero: a character device, not a regular file", false);
+	each_profile_reader("/dev/null", "/dev/null: a character device", false);
+	each_profile_reader(tmp_path("missing.json"), "cannot open: No such file or directory", false);
+	write_file(secret, good_text, strlen(good_text));
+	assert_int_equal(chmod(secret, 0600), 0);
+	if (access(SETPRIV, X_OK)) {
+		print_message("setpriv missing: the unreadable case is not run\n");
+		return;
+	}
+	each_profile_reader(secret, "cannot open: Permission denied", true);
+}
+
+/* A daemon's state directory given as a profile: its newest total stands for it. */
+static void a_bad_newest_snapshot_in_a_state_dir_is_refused_by_name(void **state)
+{
+	const char *snap = "snap-00000001-20261130T000000Z.total.json";
+	char path[PATH_MAX + 64], named[PATH_MAX + 128];
+
+	(void)state;
+	for (int i = 0; i < nprofiles; i++) {
+		char dir[64];
+
+		snprintf(dir, sizeof(dir), "statedir-%s", profiles[i].name);
+		make_dir(tmp_path(dir));
+		snprintf(path, sizeof(path), "%s/%s", tmp_path(dir), snap);
+		create(&profiles[i], path);
+		/* "Error: DIR: snap-...total.json: ..." when it cannot be read at all */
+		snprintf(named, sizeof(named), "%s: ", tmp_path(dir));
+		each_profile_reader(tmp_path(dir), named, false);
+	}
+	make_dir(tmp_path("statedir-none"));
+	each_profile_reader(tmp_path("statedir-none"), "a directory without snapshots", false);
+}
+
+/* ---- gate --rules ------------------------------------------------------- */
+
+static void gate_refuses_every_bad_rules_file(void **state)
+{
+	static const char *const gate[] = { "gate", "-b", "GOOD", "-n", "GOOD", "-r", "FILE",
+					    "--junit", "OUT", NULL };
+	const char *out = tmp_path("out/junit.xml");
+	char *longname = repeat('m', 4096), *big = repeat('#', (1 << 20) + 1), *text;
+	struct bad_file rules[] = {
+		TEXT("rules-empty", strdup("")),
+		TEXT("rules-comments-only", strdup("# nothing else\n")),
+		TEXT("rules-truncated", strdup("access.unsafe ==")),
+		TEXT("rules-nan", strdup("access.unsafe <= nan\n")),
+		TEXT("rules-infinity", strdup("access.unsafe <= inf\n")),
+		TEXT("rules-overflow", strdup("access.unsafe <= 1e999\n")),
+		TEXT("rules-negative-slack", strdup("access.unsafe <= base - -\n")),
+		TEXT("rules-non-utf8", strdup("\xff\xfe == 0\n")),
+		TEXT("rules-unknown-metric", strdup("access.no_such_counter == 0\n")),
+		TEXT("rules-long-metric", NULL),
+		TEXT("rules-over-1MiB", big),
+		{ .name = "rules-nul", .text = memcpy(malloc(20), "access.unsafe == 0\0\n", 20), .len = 20 },
+		{ .name = "rules-directory", .make = make_dir },
+		{ .name = "rules-fifo", .make = make_fifo },
+	};
+
+	(void)state;
+	assert_true(asprintf(&text, "%s == 0\n", longname) > 0);
+	rules[9].text = text;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const char *path = tmp_path(rules[i].name);
+
+		if (rules[i].len == (size_t)-1)
+			rules[i].len = strlen(rules[i].text);
+		create(&rules[i], path);
+		assert_refused(run(false, gate, path, out), 2, path, gate, path);
+		free(rules[i].text);
+	}
+	assert_refused(run(false, gate, "/dev/zero", out), 2,
+		       "/dev/zero: a character device, not a regular file", gate, "/dev/zero");
+	assert_refused(run(false, gate, tmp_path("missing.rules"), out), 2,
+		       "No such file or directory", gate, "missing.rules");
+	free(longname);
+}
+
+/* ---- check --btf -------------------------------------------------------- */
+
+static void check_btf_refuses_every_bad_kernel_file(void **state)
+{
+	static const char *const check[] = { "check", "--btf", "FILE", NULL };
+	struct bad_file files[] = {
+		TEXT("btf-empty", strdup("")),
+		TEXT("btf-garbage", strdup("this is no kernel\n")),
+		/* an ELF header cut short, and raw BTF's magic with nothing after it */
+		{ .name = "btf-truncated-elf", .text = memcpy(malloc(8), "\x7f" "ELF\x02\x01\x01\x00", 8),
+		  .len = 8 },
+		{ .name = "btf-truncated-btf", .text = memcpy(malloc(4), "\x9f\xeb\x01\x00", 4), .len = 4 },
+		{ .name = "btf-directory", .make = make_dir },
+		{ .name = "btf-fifo", .make = make_fifo },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *path = tmp_path(files[i].name);
+
+		if (files[i].len == (size_t)-1)
+			files[i].len = strlen(files[i].text);
+		create(&files[i], path);
+		assert_refused(run(false, check, path, NULL), 2, path, check, path);
+		free(files[i].text);
+	}
+	assert_refused(run(false, check, "/dev/zero", NULL), 2, "/dev/zero: a character device",
+		       check, "/dev/zero");
+	if (!access(SETPRIV, X_OK)) {
+		const char *secret = tmp_path("btf-secret");
+
+		write_file(secret, "x", 1);
+		assert_int_equal(chmod(secret, 0600), 0);
+		assert_refused(run(true, check, secret, NULL), 2, "cannot open: Permission denied",
+			       check, secret);
+	}
+}
+
+/* ---- the daemon's --state-dir ------------------------------------------- */
+
+static void daemon_refuses_a_state_dir_it_cannot_own(void **state)
+{
+	static const char *const daemon[] = { "daemon", "--state-dir", "FILE", "-d", "0.1", NULL };
+	struct passwd *nobody = getpwnam("nobody");
+	const char *file = tmp_path("sd-file"), *fifo = tmp_path("sd-fifo");
+	const char *open_dir = tmp_path("sd-777"), *theirs = tmp_path("sd-nobody");
+	char under[PATH_MAX];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the checks are of a root daemon's directory */
+	write_file(file, "x", 1);
+	make_fifo(fifo);
+	make_dir(open_dir);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	make_dir(theirs);
+	assert_non_null(nobody);
+	assert_int_equal(chown(theirs, nobody->pw_uid, nobody->pw_gid), 0);
+	snprintf(under, sizeof(under), "%s/sub", file);
+
+	assert_refused(run(false, daemon, file, NULL), 2, "Not a directory", daemon, file);
+	assert_refused(run(false, daemon, fifo, NULL), 2, "Not a directory", daemon, fifo);
+	assert_refused(run(false, daemon, "/dev/zero", NULL), 2, "Not a directory", daemon, "/dev/zero");
+	assert_refused(run(false, daemon, under, NULL), 2, "cannot create state directory", daemon,
+		       under);
+	assert_refused(run(false, daemon, open_dir, NULL), 2, "writable by others", daemon, open_dir);
+	assert_refused(run(false, daemon, theirs, NULL), 2, "owned by another user", daemon, theirs);
+}
+
+/* ---- outputs ------------------------------------------------------------ */
+
+/* Every command that writes a file, OUT where it goes (all checked before any work). */
+static const char *const writers[][14] = {
+	{ "report", "GOOD", "-o", "OUT", NULL },
+	{ "compare", "GOOD", "GOOD", "-o", "OUT", NULL },
+	{ "merge", "-o", "OUT", "GOOD", "GOOD", NULL },
+	{ "record", "-q", "-d", "0.1", "-o", "OUT", NULL },
+	{ "bench", "access1", "-d", "0.01", "-r", "1", "-o", "OUT", NULL },
+};
+
+static void outputs_that_cannot_be_written_are_refused_before_any_work(void **state)
+{
+	const char *fifo = tmp_path("out-fifo"), *rodir = tmp_path("readonly");
+	char in_rodir[PATH_MAX], in_file[PATH_MAX];
+
+	(void)state;
+	make_fifo(fifo);
+	make_dir(rodir);
+	snprintf(in_rodir, sizeof(in_rodir), "%s/x.json", rodir);
+	snprintf(in_file, sizeof(in_file), "%s/x.json", good);
+	for (size_t c = 0; c < sizeof(writers) / sizeof(writers[0]); c++) {
+		const char *const *w = writers[c];
+
+		assert_refused(run(false, w, NULL, "/nonexistent-dir/x.json"), 2,
+			       "Error: /nonexistent-dir/x.json: cannot write there: directory "
+			       "/nonexistent-dir: No such file or directory", w, NULL);
+		assert_refused(run(false, w, NULL, in_file), 2, "is not a directory", w, NULL);
+		assert_refused(run(false, w, NULL, outdir), 2, "cannot write there: a directory", w, NULL);
+		assert_refused(run(false, w, NULL, fifo), 2, "not a regular file", w, NULL);
+		assert_refused(run(false, w, NULL, "/dev/null"), 2, "not a regular file", w, NULL);
+		if (!access(SETPRIV, X_OK)) /* root-owned 0755: read-only to nobody */
+			assert_refused(run(true, w, NULL, in_rodir), 2,
+				       "Permission denied", w, NULL);
+	}
+	/* gate --junit keeps its documented status 4: it could not deliver its verdicts */
+	{
+		static const char *const gate[] = { "gate", "-b", "GOOD", "-n", "GOOD", "--junit",
+						    "OUT", NULL };
+
+		assert_refused(run(false, gate, NULL, "/nonexistent-dir/j.xml"), 4,
+			       "cannot write /nonexistent-dir/j.xml", gate, NULL);
+	}
+}
+
+/*
+ * An output that is a symlink: the link itself is replaced (the temporary
+ * file is renamed over it), the file it pointed to is never written.
+ */
+static void an_output_symlink_is_replaced_and_its_target_untouched(void **state)
+{
+	static const char *const cmds[][12] = {
+		{ "report", "GOOD", "-o", "OUT", NULL },
+		{ "compare", "GOOD", "GOOD", "-o", "OUT", NULL },
+		{ "merge", "-o", "OUT", "GOOD", "GOOD", NULL },
+		{ "gate", "-b", "GOOD", "-n", "GOOD", "--junit", "OUT", NULL },
+	};
+	const char *victim = tmp_path("victim"), *link = tmp_path("link.out");
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		struct stat st;
+		char *text;
+
+		write_file(victim, "precious\n", 9);
+		unlink(link);
+		assert_int_equal(symlink(victim, link), 0);
+		if (run(false, cmds[c], NULL, link) != 0) {
+			print_cmd(cmds[c], NULL);
+			testutil_print_text(err_text);
+			fail();
+		}
+		text = slurp(victim, NULL);
+		assert_string_equal(text, "precious\n");
+		free(text);
+		assert_int_equal(lstat(link, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+	}
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static void out_of_range_and_conflicting_options_are_bad_usage(void **state)
+{
+	static const char *const bad[][12] = {
+		{ "record", "-d", "-1", NULL },
+		{ "record", "-d", "nan", NULL },
+		{ "record", "-d", "1e999", NULL },
+		{ "record", "-p", "0", NULL },
+		{ "record", "-p", "99999999999", NULL },
+		{ "record", "-p", "1", "--", "/bin/true", NULL },
+		{ "record", "--families", "nosuch", NULL },
+		{ "record", "--mode", "nosuch", NULL },
+		{ "record", "-c", "a-name-longer-than-15", NULL },
+		{ "report", "-j", "--format", "csv", "GOOD", NULL },
+		{ "report", "--format", "html", "GOOD", NULL },
+		{ "report", "-d", "1", "GOOD", NULL },
+		{ "compare", "GOOD", NULL },
+		{ "compare", "GOOD", "GOOD", "GOOD", NULL },
+		{ "gate", "-b", "GOOD", "-n", "GOOD", "--accept-loss", "2", NULL },
+		{ "gate", "-b", "GOOD", "-n", "GOOD", "--accept-loss", "-0.5", NULL },
+		{ "gate", "-b", "GOOD", "-n", "GOOD", "--accept-loss", "nan", NULL },
+		{ "gate", "-b", "GOOD", NULL },
+		{ "merge", "GOOD", NULL },
+		{ "merge", "-o", "OUT", NULL },
+		{ "bench", "access1", "--runs", "0", NULL },
+		{ "bench", "access1", "--runs", "99999999999", NULL },
+		{ "bench", "access1", "-p", "0", NULL },
+		{ "bench", "access1", "-p", "2", "-t", "2", NULL },
+		{ "bench", "access1", "-d", "inf", NULL },
+		{ "bench", "nosuch", NULL },
+		{ "daemon", "--interval", "0", NULL },
+		{ "daemon", "--interval", "nan", NULL },
+		{ "daemon", "--keep", "0", NULL },
+		{ "daemon", "--keep", "-1", NULL },
+		{ "daemon", "--listen", "127.0.0.1:99999", NULL },
+		{ "check", "--mode", "nosuch", NULL },
+	};
+	const char *out = tmp_path("out/x.json");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int got = run(false, bad[i], NULL, out);
+
+		/* argp's usage errors: "permscope CMD: WHY" and a line pointing at --help */
+		if (got != 2 || out_text[0] || !err_text[0] || outdir_entries()) {
+			print_cmd(bad[i], NULL);
+			print_error("exit %d, stdout %zu bytes, stderr:\n", got, strlen(out_text));
+			testutil_print_text(err_text);
+			fail();
+		}
+		if (strncmp(err_text, "Error: ", 7) && strncmp(err_text, "permscope ", 10))
+			fail_msg("%s: neither \"Error: \" nor \"permscope %s: \"", bad[i][0], bad[i][0]);
+	}
+}
+
+static int setup(void **state)
+{
+	char path[PATH_MAX];
+
+	if (tmpdir_setup(state))
+		return -1;
+	/* nobody runs some of these: it must reach the good profile, not the rest */
+	if (chmod(tmpdir, 0755))
+		return -1;
+	snprintf(path, sizeof(path), "%s/sample-profile.json", testdata_dir());
+	good_text = slurp(path, NULL);
+	if (!good_text)
+		return -1;
+	good = strdup(tmp_path("good.json"));
+	write_file(good, good_text, strlen(good_text));
+	outdir = strdup(tmp_path("out"));
+	/* writable by nobody too, so that its runs get as far as their input */
+	if (mkdir(outdir, 0755) || chmod(outdir, 01777))
+		return -1;
+	make_profile_inputs();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	for (int i = 0; i < nprofiles; i++)
+		free(profiles[i].text);
+	free(good_text);
+	return tmpdir_teardown(state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_profile_reader_refuses_every_bad_profile),
+		cmocka_unit_test(devices_missing_and_unreadable_profiles_are_refused),
+		cmocka_unit_test(a_bad_newest_snapshot_in_a_state_dir_is_refused_by_name),
+		cmocka_unit_test(gate_refuses_every_bad_rules_file),
+		cmocka_unit_test(check_btf_refuses_every_bad_kernel_file),
+		cmocka_unit_test(daemon_refuses_a_state_dir_it_cannot_own),
+		cmocka_unit_test(outputs_that_cannot_be_written_are_refused_before_any_work),
+		cmocka_unit_test(an_output_symlink_is_replaced_and_its_target_untouched),
+		cmocka_unit_test(out_of_range_and_conflicting_options_are_bad_usage),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
