@@ -769,8 +769,10 @@ static void read_runs(struct reader *r, json_t *root, struct profile *p)
 		}
 		json_object_foreach(run, name, v) {
 			if (!json_is_number(v) || strlen(name) >= METRIC_NAME_LEN) {
-				fail(r, "runs[%zu].%s: expected a number under a name of at most %d bytes",
-				     i, name, METRIC_NAME_LEN - 1);
+				/* the name cut short: a long one would crowd out the why */
+				fail(r, "runs[%zu].%.*s%s: expected a number under a name of at most %d bytes",
+				     i, METRIC_NAME_LEN - 1, name,
+				     strlen(name) >= METRIC_NAME_LEN ? "..." : "", METRIC_NAME_LEN - 1);
 				return;
 			}
 			strlcpy_s(l->m[l->n].name, name, METRIC_NAME_LEN);

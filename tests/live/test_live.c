@@ -11,6 +11,7 @@
  * carries the faccessat and execve changes (our CI machines); the VM suite
  * (tests/vm, docs/vm.md) covers stock kernels and the fentry and kprobe modes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -982,6 +983,72 @@ static int cleanup(void **state)
 	return 0;
 }
 
+/*
+ * `record -o FILE` SIGKILLed at random moments of the late half of a run
+ * (the first is loading BPF), 20 times: FILE is always
+ * the old profile byte for byte or a whole new one that parses; a kill
+ * between the temporary file and the rename leaves only FILE.tmp.XXXXXX
+ * (counted and removed here; no reader takes it for a profile).
+ */
+static void record_killed_at_random_leaves_the_old_or_a_whole_new_profile(void **state)
+{
+	const char *target = tmp_path("killed.json");
+	char *argv[] = { (char *)permscope_bin(), "record", "-q", "-d", "0.2", "--families",
+			 "access,exec", "-o", (char *)target, NULL };
+	int kept_old = 0, wrote_new = 0, strays = 0;
+	struct timespec t0, t1;
+	double whole;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(run_to(argv, "/dev/null", "/dev/null"), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	whole = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	srand48(7);
+	for (int i = 0; i < 20; i++) {
+		/* the late half of a run, where the profile is written, after the loading */
+		double at = (0.5 + drand48() * 0.6) * whole;
+		struct timespec delay = { (time_t)at, (long)((at - (long)at) * 1e9) };
+		char *old, *now, err[512], dir_path[PATH_MAX + 300];
+		size_t old_len, len;
+		struct profile p;
+		struct dirent *de;
+		pid_t pid;
+		DIR *d;
+
+		old = slurp(target, &old_len);
+		assert_non_null(old);
+		pid = spawn_to(argv, "/dev/null", "/dev/null");
+		nanosleep(&delay, NULL);
+		kill(pid, SIGKILL);
+		wait_exit_status(pid);
+		now = slurp(target, &len);
+		assert_non_null(now);
+		if (len == old_len && !memcmp(now, old, len))
+			kept_old++;
+		else
+			wrote_new++;
+		if (profile_read(target, &p, err, sizeof(err)))
+			fail_msg("kill %d after %.3f s: %s does not parse: %s", i, at, target, err);
+		profile_free(&p);
+		d = opendir(tmpdir);
+		assert_non_null(d);
+		while ((de = readdir(d))) {
+			if (strncmp(de->d_name, "killed.json.tmp.", 16))
+				continue;
+			snprintf(dir_path, sizeof(dir_path), "%s/%s", tmpdir, de->d_name);
+			unlink(dir_path);
+			strays++;
+		}
+		closedir(d);
+		free(old);
+		free(now);
+	}
+	print_message("  record: 20 kills in [%.2f, %.2f s]: %d left the old profile, %d a new one, "
+		      "%d temporary files left\n", whole * 0.5, whole * 1.1, kept_old, wrote_new, strays);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1005,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(check_json_carries_the_self_test_verdicts_and_counts),
 		cmocka_unit_test(verify_is_clean_on_the_access_and_exec_workloads),
 		cmocka_unit_test(verify_reports_late_enoent_with_samples_from_the_ring_buffer),
+		cmocka_unit_test(record_killed_at_random_leaves_the_old_or_a_whole_new_profile),
 	};
 
 	return cmocka_run_group_tests_name("live", tests, probe_environment, cleanup);

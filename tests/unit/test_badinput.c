@@ -50,6 +50,7 @@ static char *repeat(char c, size_t n)
 
 struct bad_file {
 	const char *name;
+	const char *says; /* what the one error line must say beside the file's name */
 	char *text;  /* what the file holds (NULL: made by `make`) */
 	size_t len;
 	/* a FIFO, a directory, a sparse file: made at PATH instead of written */
@@ -82,9 +83,10 @@ static void make_huge(const char *path)
 static struct bad_file profiles[32];
 static int nprofiles;
 
-static void add_profile(const char *name, char *text)
+static void add_profile(const char *name, const char *says, char *text)
 {
-	profiles[nprofiles++] = (struct bad_file){ .name = name, .text = text, .len = strlen(text) };
+	profiles[nprofiles++] = (struct bad_file){ .name = name, .says = says, .text = text,
+						   .len = strlen(text) };
 }
 
 static void make_profile_inputs(void)
@@ -92,43 +94,64 @@ static void make_profile_inputs(void)
 	char *deep, *longname, *s;
 	size_t n = 100000;
 
-	add_profile("empty", strdup(""));
-	add_profile("truncated", strndup(good_text, strlen(good_text) / 2));
-	add_profile("wrong-version", replace_once(good_text, "permscope-profile/1", "permscope-profile/2"));
-	add_profile("not-an-object", strdup("[1, 2, 3]\n"));
-	add_profile("string-count", replace_once(good_text, "\"checks\": 9000", "\"checks\": \"9000\""));
-	add_profile("object-for-string", replace_once(good_text, "\"hostname\": \"buildhost\"",
+	add_profile("empty", "not valid JSON",
+		    strdup(""));
+	add_profile("truncated", "not valid JSON",
+		    strndup(good_text, strlen(good_text) / 2));
+	add_profile("wrong-version", "unsupported format \"permscope-profile/2\"",
+		    replace_once(good_text, "permscope-profile/1", "permscope-profile/2"));
+	add_profile("not-an-object", "expected a JSON object at the top, found an array",
+		    strdup("[1, 2, 3]\n"));
+	add_profile("string-count", "checks: expected an integer, found a string",
+		    replace_once(good_text, "\"checks\": 9000", "\"checks\": \"9000\""));
+	add_profile("object-for-string", "host.hostname: expected a string, found an object",
+		    replace_once(good_text, "\"hostname\": \"buildhost\"",
 						      "\"hostname\": {}"));
-	add_profile("huge-count", replace_once(good_text, "\"checks\": 9000",
+	add_profile("huge-count", "too big integer",
+		    replace_once(good_text, "\"checks\": 9000",
 					       "\"checks\": 99999999999999999999"));
-	add_profile("negative-count", replace_once(good_text, "\"checks\": 9000", "\"checks\": -1"));
-	add_profile("fractional-count", replace_once(good_text, "\"checks\": 9000", "\"checks\": 9000.5"));
-	add_profile("exponent-overflow", replace_once(good_text, "\"checks\": 9000", "\"checks\": 1e999"));
-	add_profile("nan", replace_once(good_text, "\"checks\": 9000", "\"checks\": NaN"));
-	add_profile("infinity", replace_once(good_text, "\"checks\": 9000", "\"checks\": Infinity"));
-	add_profile("duplicate-key", replace_once(good_text, "\"hostname\": \"buildhost\"",
+	add_profile("negative-count", "expected a non-negative integer, found -1",
+		    replace_once(good_text, "\"checks\": 9000", "\"checks\": -1"));
+	add_profile("fractional-count", "checks: expected an integer, found a number",
+		    replace_once(good_text, "\"checks\": 9000", "\"checks\": 9000.5"));
+	add_profile("exponent-overflow", "real number overflow",
+		    replace_once(good_text, "\"checks\": 9000", "\"checks\": 1e999"));
+	add_profile("nan", "invalid token near 'NaN'",
+		    replace_once(good_text, "\"checks\": 9000", "\"checks\": NaN"));
+	add_profile("infinity", "invalid token near 'Infinity'",
+		    replace_once(good_text, "\"checks\": 9000", "\"checks\": Infinity"));
+	add_profile("duplicate-key", "duplicate object key",
+		    replace_once(good_text, "\"hostname\": \"buildhost\"",
 						  "\"hostname\": \"a\", \"hostname\": \"b\""));
 	deep = malloc(2 * n + 1);
 	assert_non_null(deep);
 	memset(deep, '[', n);
 	memset(deep + n, ']', n);
 	deep[2 * n] = 0;
-	add_profile("deeply-nested", deep);
-	add_profile("non-utf8", replace_once(good_text, "buildhost", "build\xff\xfehost"));
+	add_profile("deeply-nested", "maximum parsing depth reached",
+		    deep);
+	add_profile("non-utf8", "unable to decode byte 0xff",
+		    replace_once(good_text, "buildhost", "build\xff\xfehost"));
 	longname = repeat('x', 4096);
 	assert_true(asprintf(&s, "\"%s\": {", longname) > 0);
-	add_profile("long-fs-name", replace_once(good_text, "\"btrfs\": {", s));
+	add_profile("long-fs-name", "filesystem name longer than 31 bytes",
+		    replace_once(good_text, "\"btrfs\": {", s));
 	free(s);
 	/* a merged profile's runs: one metric named with 4096 bytes */
 	assert_true(asprintf(&deep, "%.*s, \"runs\": [{\"%s\": 1}]\n}\n",
 			     (int)(strrchr(good_text, '}') - good_text), good_text, longname) > 0);
-	add_profile("long-metric-name", deep);
+	add_profile("long-metric-name", "...: expected a number under a name of at most 79 bytes",
+		    deep);
 	free(longname);
 	profiles[nprofiles++] = (struct bad_file){ .name = "nul-byte", .len = 11,
+		.says = "not valid JSON: contains a NUL byte",
 		.text = memcpy(malloc(11), "{\"format\"\0}", 11) };
-	profiles[nprofiles++] = (struct bad_file){ .name = "directory", .make = make_dir };
-	profiles[nprofiles++] = (struct bad_file){ .name = "fifo", .make = make_fifo };
-	profiles[nprofiles++] = (struct bad_file){ .name = "over-64MiB", .make = make_huge };
+	profiles[nprofiles++] = (struct bad_file){ .name = "directory", .make = make_dir,
+		.says = "a directory without snapshots" };
+	profiles[nprofiles++] = (struct bad_file){ .name = "fifo", .make = make_fifo,
+		.says = "a FIFO, not a regular file" };
+	profiles[nprofiles++] = (struct bad_file){ .name = "over-64MiB", .make = make_huge,
+		.says = "larger than 64 MiB" };
 }
 
 /* PATH made as BAD says. */
@@ -223,7 +246,8 @@ static const char *const profile_readers[][12] = {
 	{ "merge", "-o", "OUT", "FILE", "GOOD", NULL },
 };
 
-static void each_profile_reader(const char *file, const char *named, bool nobody)
+/* Each reader refuses FILE with one line that names NAMED and, unless NULL, says SAYS. */
+static void each_profile_reader(const char *file, const char *named, const char *says, bool nobody)
 {
 	const char *out = tmp_path("out/result");
 
@@ -231,6 +255,8 @@ static void each_profile_reader(const char *file, const char *named, bool nobody
 		int got = run(nobody, profile_readers[c], file, out);
 
 		assert_refused(got, 2, named, profile_readers[c], file);
+		if (says)
+			assert_contains(err_text, says);
 	}
 }
 
@@ -241,7 +267,7 @@ static void every_profile_reader_refuses_every_bad_profile(void **state)
 		const char *path = tmp_path(profiles[i].name);
 
 		create(&profiles[i], path);
-		each_profile_reader(path, path, false);
+		each_profile_reader(path, path, profiles[i].says, false);
 	}
 }
 
@@ -250,16 +276,18 @@ static void devices_missing_and_unreadable_profiles_are_refused(void **state)
 	const char *secret = tmp_path("secret.json");
 
 	(void)state;
-	each_profile_reader("/dev/zero", "/dev/zero: a character device, not a regular file", false);
-	each_profile_reader("/dev/null", "/dev/null: a character device", false);
-	each_profile_reader(tmp_path("missing.json"), "cannot open: No such file or directory", false);
+	each_profile_reader("/dev/zero", "/dev/zero: a character device, not a regular file", NULL,
+			    false);
+	each_profile_reader("/dev/null", "/dev/null: a character device", NULL, false);
+	each_profile_reader(tmp_path("missing.json"), "cannot open: No such file or directory", NULL,
+			    false);
 	write_file(secret, good_text, strlen(good_text));
 	assert_int_equal(chmod(secret, 0600), 0);
 	if (access(SETPRIV, X_OK)) {
 		print_message("setpriv missing: the unreadable case is not run\n");
 		return;
 	}
-	each_profile_reader(secret, "cannot open: Permission denied", true);
+	each_profile_reader(secret, "cannot open: Permission denied", NULL, true);
 }
 
 /* A daemon's state directory given as a profile: its newest total stands for it. */
@@ -278,10 +306,12 @@ static void a_bad_newest_snapshot_in_a_state_dir_is_refused_by_name(void **state
 		create(&profiles[i], path);
 		/* "Error: DIR: snap-...total.json: ..." when it cannot be read at all */
 		snprintf(named, sizeof(named), "%s: ", tmp_path(dir));
-		each_profile_reader(tmp_path(dir), named, false);
+		each_profile_reader(tmp_path(dir), named, profiles[i].make == make_dir ?
+				    "snap-00000001-20261130T000000Z.total.json: a directory, not a regular file" :
+				    profiles[i].says, false);
 	}
 	make_dir(tmp_path("statedir-none"));
-	each_profile_reader(tmp_path("statedir-none"), "a directory without snapshots", false);
+	each_profile_reader(tmp_path("statedir-none"), "a directory without snapshots", NULL, false);
 }
 
 /* ---- gate --rules ------------------------------------------------------- */
