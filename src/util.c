@@ -243,32 +243,24 @@ int read_input_file(const char *path, size_t max, char **data, size_t *len, char
 		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		goto out;
 	}
-	/* st_size is a hint: the file may grow while it is read, so `max` is checked on bytes read. */
-	cap = (uint64_t)st.st_size <= max ? (size_t)st.st_size + 1 : max + 1;
+	/* st_size is a hint: a file that grows while it is read is checked on the bytes read too. */
+	if ((uint64_t)st.st_size > max)
+		goto too_large;
+	cap = (size_t)st.st_size + 1; /* +1: end of file seen without a second read of a full buffer */
+	if (!(buf = malloc(cap + 1)))
+		goto no_memory;
 	for (;;) {
 		ssize_t n;
 
 		if (got == cap) {
 			char *t;
 
-			if (cap > max) {
-				snprintf(err, errlen, "larger than %zu MiB, the most read from a file",
-					 max >> 20);
-				ret = -EFBIG;
-				goto out;
-			}
+			if (cap > max)
+				goto too_large;
 			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			t = realloc(buf, cap + 1);
-			if (!t) {
-				ret = -ENOMEM;
-				snprintf(err, errlen, "out of memory");
-				goto out;
-			}
+			if (!(t = realloc(buf, cap + 1)))
+				goto no_memory;
 			buf = t;
-		} else if (!buf && !(buf = malloc(cap + 1))) {
-			ret = -ENOMEM;
-			snprintf(err, errlen, "out of memory");
-			goto out;
 		}
 		n = read(fd, buf + got, cap - got);
 		if (n < 0 && errno == EINTR)
@@ -286,6 +278,14 @@ int read_input_file(const char *path, size_t max, char **data, size_t *len, char
 	*data = buf;
 	*len = got;
 	buf = NULL;
+	goto out;
+too_large:
+	snprintf(err, errlen, "larger than %zu MiB, the most read from a file", max >> 20);
+	ret = -EFBIG;
+	goto out;
+no_memory:
+	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
 out:
 	free(buf);
 	if (fd >= 0)

@@ -984,8 +984,8 @@ static int cleanup(void **state)
 }
 
 /*
- * `record -o FILE` SIGKILLed at random moments of the late half of a run
- * (the first is loading BPF), 20 times: FILE is always
+ * `record -o FILE` SIGKILLed at random moments from 0.7 to 1.3 times a
+ * whole run (the start is loading BPF), 20 times: FILE is always
  * the old profile byte for byte or a whole new one that parses; a kill
  * between the temporary file and the rename leaves only FILE.tmp.XXXXXX
  * (counted and removed here; no reader takes it for a profile).
@@ -1007,8 +1007,8 @@ static void record_killed_at_random_leaves_the_old_or_a_whole_new_profile(void *
 	whole = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	srand48(7);
 	for (int i = 0; i < 20; i++) {
-		/* the late half of a run, where the profile is written, after the loading */
-		double at = (0.5 + drand48() * 0.6) * whole;
+		/* around the end of a run, where the profile is written */
+		double at = (0.7 + drand48() * 0.6) * whole;
 		struct timespec delay = { (time_t)at, (long)((at - (long)at) * 1e9) };
 		char *old, *now, err[512], dir_path[PATH_MAX + 300];
 		size_t old_len, len;
@@ -1046,7 +1046,7 @@ static void record_killed_at_random_leaves_the_old_or_a_whole_new_profile(void *
 		free(now);
 	}
 	print_message("  record: 20 kills in [%.2f, %.2f s]: %d left the old profile, %d a new one, "
-		      "%d temporary files left\n", whole * 0.5, whole * 1.1, kept_old, wrote_new, strays);
+		      "%d temporary files left\n", whole * 0.7, whole * 1.3, kept_old, wrote_new, strays);
 }
 
 int main(void)

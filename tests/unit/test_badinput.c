@@ -233,6 +233,20 @@ static void assert_refused(int got, int status, const char *named, const char *c
 	fail_msg("not one \"Error: ...%s...\" line with exit %d", named, status);
 }
 
+/* Each of the N files (TEXT()'s length is counted here) made and refused by ARGS; texts freed. */
+static void refuse_each(struct bad_file *files, size_t n, const char *const *args, const char *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *path = tmp_path(files[i].name);
+
+		if (files[i].len == (size_t)-1)
+			files[i].len = strlen(files[i].text);
+		create(&files[i], path);
+		assert_refused(run(false, args, path, out), 2, path, args, path);
+		free(files[i].text);
+	}
+}
+
 /* Every command that reads a profile, FILE where the bad one goes. */
 static const char *const profile_readers[][12] = {
 	{ "report", "FILE", NULL },
@@ -342,15 +356,7 @@ static void gate_refuses_every_bad_rules_file(void **state)
 	(void)state;
 	assert_true(asprintf(&text, "%s == 0\n", longname) > 0);
 	rules[9].text = text;
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		const char *path = tmp_path(rules[i].name);
-
-		if (rules[i].len == (size_t)-1)
-			rules[i].len = strlen(rules[i].text);
-		create(&rules[i], path);
-		assert_refused(run(false, gate, path, out), 2, path, gate, path);
-		free(rules[i].text);
-	}
+	refuse_each(rules, sizeof(rules) / sizeof(rules[0]), gate, out);
 	assert_refused(run(false, gate, "/dev/zero", out), 2,
 		       "/dev/zero: a character device, not a regular file", gate, "/dev/zero");
 	assert_refused(run(false, gate, tmp_path("missing.rules"), out), 2,
@@ -375,15 +381,7 @@ static void check_btf_refuses_every_bad_kernel_file(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		const char *path = tmp_path(files[i].name);
-
-		if (files[i].len == (size_t)-1)
-			files[i].len = strlen(files[i].text);
-		create(&files[i], path);
-		assert_refused(run(false, check, path, NULL), 2, path, check, path);
-		free(files[i].text);
-	}
+	refuse_each(files, sizeof(files) / sizeof(files[0]), check, NULL);
 	assert_refused(run(false, check, "/dev/zero", NULL), 2, "/dev/zero: a character device",
 		       check, "/dev/zero");
 	if (!access(SETPRIV, X_OK)) {
