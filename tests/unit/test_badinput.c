@@ -376,6 +376,13 @@ static void gate_refuses_every_bad_rules_file(void **state)
 		       "/dev/zero: a character device, not a regular file", gate, "/dev/zero");
 	assert_refused(run(false, gate, tmp_path("missing.rules"), out), 2,
 		       "No such file or directory", gate, "missing.rules");
+	if (can_be_nobody()) {
+		const char *secret = tmp_path("secret.rules");
+
+		write_file(secret, "access.unsafe == 0\n", 19);
+		assert_int_equal(chmod(secret, 0600), 0);
+		assert_refused(run(true, gate, secret, out), 2, "Permission denied", gate, secret);
+	}
 	free(longname);
 }
 
