@@ -391,6 +391,29 @@ static bool program_wanted(struct bpf_object *obj, const char *name, enum attach
 	return mode_wanted(name, m, filter_tasks) && twin_wanted(obj, name);
 }
 
+/*
+ * Tracepoint mode opens each call's window on the syscall tracepoints: a
+ * kernel built without CONFIG_FTRACE_SYSCALLS has none, which tracefs
+ * shows (events/syscalls missing) when it is mounted at all.
+ */
+static const char *tracepoint_hint(void)
+{
+	static const char *const tracefs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[64];
+
+	for (size_t i = 0; i < sizeof(tracefs) / sizeof(tracefs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", tracefs[i]);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/syscalls", tracefs[i]);
+		if (access(path, F_OK))
+			return "this kernel has no syscall tracepoints (built without "
+			       "CONFIG_FTRACE_SYSCALLS)";
+		return "attach point not found: run with -v for details";
+	}
+	return "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)";
+}
+
 static const char *mode_hint(enum attach_mode m, int err)
 {
 	switch (err) {
@@ -407,6 +430,8 @@ static const char *mode_hint(enum attach_mode m, int err)
 			return "kprobes are not available here: no kprobe PMU, no kprobe_events";
 		if (m == MODE_FENTRY)
 			return "function not found in kernel BTF: inlined or renamed here";
+		if (m == MODE_TRACEPOINT)
+			return tracepoint_hint();
 		return "attach point not found: run with -v for details";
 	case EOPNOTSUPP:
 	case 524: /* ENOTSUPP, kernel-internal */
