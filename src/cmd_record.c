@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "families.h"
 #include "record.h"
 #include "render.h"
 #include "util.h"
@@ -76,6 +77,8 @@ int cmd_record(int argc, char **argv)
 		pr_err("--pid and a command exclude each other (the command's own pid is followed)");
 		return EXIT_USAGE;
 	}
+	if (!families_may_load("record", NULL))
+		return EXIT_FAIL; /* before CMD is started */
 	ret = record_run(&c.rec, &p);
 	if (ret != EXIT_OK) {
 		profile_free(&p);

@@ -6,11 +6,13 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +21,32 @@
 #include "ksyms.h"
 #include "lookup.skel.h"
 #include "util.h"
+
+/* ---- privileges ---------------------------------------------------------- */
+
+/* Numbered here: CAP_BPF and CAP_PERFMON came in 5.8, after some headers. */
+#define PS_CAP_PERFMON 38
+#define PS_CAP_BPF 39
+
+bool families_may_load(const char *command, const char *hint)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	uint64_t eff = 0;
+	bool bpf, perfmon;
+
+	if (syscall(SYS_capget, &hdr, data) == 0)
+		eff = (uint64_t)data[1].effective << 32 | data[0].effective;
+	bpf = eff & (1ULL << PS_CAP_BPF);
+	perfmon = eff & (1ULL << PS_CAP_PERFMON);
+	if (eff & (1ULL << CAP_SYS_ADMIN) || (bpf && perfmon))
+		return true;
+	pr_err("no privileges to load BPF: run as root, or with CAP_BPF and CAP_PERFMON "
+	       "(this process lacks %s): sudo permscope %s%s%s",
+	       !bpf && !perfmon ? "both" : !bpf ? "CAP_BPF" : "CAP_PERFMON", command,
+	       hint ? "; " : "", hint ? hint : "");
+	return false;
+}
 
 /* ---- libbpf messages ------------------------------------------------------ */
 
