@@ -49,7 +49,7 @@ LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
-             $(OUT)/tests/workload
+             $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
@@ -158,7 +158,7 @@ $(OUT)/%.o: src/%.c | $(OUT)
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench: $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
+$(filter $(OUT)/tests/test_live%,$(LIVE_BINS)): $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests

@@ -5,13 +5,11 @@
  */
 #include <bpf/btf.h>
 #include <jansson.h>
-#include <linux/capability.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -151,20 +149,6 @@ static const struct argp check_argp = {
 	"  permscope check --btf linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb\n",
 	check_children, 0, 0,
 };
-
-/* Can this process load BPF at all: CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON? */
-static bool may_load_bpf(void)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-	uint64_t eff;
-
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	eff = (uint64_t)data[1].effective << 32 | data[0].effective;
-	return eff & (1ULL << CAP_SYS_ADMIN) ||
-	       (eff & (1ULL << 39) && eff & (1ULL << 38)); /* CAP_BPF, CAP_PERFMON (5.8) */
-}
 
 /* The lines a field spans: "2" or "2-3". */
 static const char *line_span(const struct cred_member *m, char *buf, size_t size)
@@ -358,11 +342,9 @@ int cmd_check(int argc, char **argv)
 		pr_err("%s (the kernel needs CONFIG_DEBUG_INFO_BTF)", err);
 		return EXIT_FAIL;
 	}
-	if (!may_load_bpf()) {
-		pr_err("no privileges to load BPF: run as root, or with CAP_BPF and CAP_PERFMON "
-		       "('permscope check --btf /sys/kernel/btf/vmlinux' reads the layout without)");
+	if (!families_may_load("check", "'permscope check --btf /sys/kernel/btf/vmlinux' "
+				 "reads the layout without"))
 		return EXIT_FAIL;
-	}
 	if (ensure_tracefs())
 		pr_warn("tracefs is not mounted at /sys/kernel/tracing and mounting it failed");
 	families_init_logging();

@@ -321,6 +321,8 @@ int cmd_daemon(int argc, char **argv)
 		pr_err("--pid %d: no such process", c.rec.pid);
 		return EXIT_USAGE;
 	}
+	if (!families_may_load("daemon", NULL))
+		return EXIT_FAIL; /* before the log and the state directory are made */
 	log_detect_journal();
 	if (c.log_path && (ret = log_open(c.log_path))) {
 		pr_err("cannot open log %s: %s", c.log_path, strerror(-ret));

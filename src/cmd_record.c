@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "families.h"
 #include "record.h"
 #include "render.h"
 #include "util.h"
@@ -76,8 +77,11 @@ int cmd_record(int argc, char **argv)
 		pr_err("--pid and a command exclude each other (the command's own pid is followed)");
 		return EXIT_USAGE;
 	}
+	/* bad usage before missing privileges: neither depends on the other */
 	if ((ret = check_output_path(c.output)) != EXIT_OK)
 		return ret; /* before recording: a profile that cannot be written is lost work */
+	if (!families_may_load("record", NULL))
+		return EXIT_FAIL; /* before CMD is started */
 	ret = record_run(&c.rec, &p);
 	if (ret != EXIT_OK) {
 		profile_free(&p);

@@ -6,11 +6,13 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +21,32 @@
 #include "ksyms.h"
 #include "lookup.skel.h"
 #include "util.h"
+
+/* ---- privileges ---------------------------------------------------------- */
+
+/* Numbered here: CAP_BPF and CAP_PERFMON came in 5.8, after some headers. */
+#define PS_CAP_PERFMON 38
+#define PS_CAP_BPF 39
+
+bool families_may_load(const char *command, const char *hint)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	uint64_t eff = 0;
+	bool bpf, perfmon;
+
+	if (syscall(SYS_capget, &hdr, data) == 0)
+		eff = (uint64_t)data[1].effective << 32 | data[0].effective;
+	bpf = eff & (1ULL << PS_CAP_BPF);
+	perfmon = eff & (1ULL << PS_CAP_PERFMON);
+	if (eff & (1ULL << CAP_SYS_ADMIN) || (bpf && perfmon))
+		return true;
+	pr_err("no privileges to load BPF: run as root, or with CAP_BPF and CAP_PERFMON "
+	       "(this process lacks %s): sudo permscope %s%s%s",
+	       !bpf && !perfmon ? "both" : !bpf ? "CAP_BPF" : "CAP_PERFMON", command,
+	       hint ? "; " : "", hint ? hint : "");
+	return false;
+}
 
 /* ---- libbpf messages ------------------------------------------------------ */
 
@@ -391,6 +419,29 @@ static bool program_wanted(struct bpf_object *obj, const char *name, enum attach
 	return mode_wanted(name, m, filter_tasks) && twin_wanted(obj, name);
 }
 
+/*
+ * Tracepoint mode opens each call's window on the syscall tracepoints: a
+ * kernel built without CONFIG_FTRACE_SYSCALLS has none, which tracefs
+ * shows (events/syscalls missing) when it is mounted at all.
+ */
+static const char *tracepoint_hint(void)
+{
+	static const char *const tracefs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[64];
+
+	for (size_t i = 0; i < sizeof(tracefs) / sizeof(tracefs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", tracefs[i]);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/syscalls", tracefs[i]);
+		if (access(path, F_OK))
+			return "this kernel has no syscall tracepoints (built without "
+			       "CONFIG_FTRACE_SYSCALLS)";
+		return "attach point not found: run with -v for details";
+	}
+	return "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)";
+}
+
 static const char *mode_hint(enum attach_mode m, int err)
 {
 	switch (err) {
@@ -407,6 +458,8 @@ static const char *mode_hint(enum attach_mode m, int err)
 			return "kprobes are not available here: no kprobe PMU, no kprobe_events";
 		if (m == MODE_FENTRY)
 			return "function not found in kernel BTF: inlined or renamed here";
+		if (m == MODE_TRACEPOINT)
+			return tracepoint_hint();
 		return "attach point not found: run with -v for details";
 	case EOPNOTSUPP:
 	case 524: /* ENOTSUPP, kernel-internal */

@@ -64,4 +64,13 @@ void family_stop(struct family *fam);
 /* Route libbpf's messages: shown with -v, otherwise kept for error hints. */
 void families_init_logging(void);
 
+/*
+ * Whether this process may load BPF at all (CAP_SYS_ADMIN, or CAP_BPF with
+ * CAP_PERFMON in its effective set).  When it may not: print one error
+ * naming the capabilities it lacks and how to run COMMAND, with HINT (or
+ * nothing) after it, and return false.  Commands ask before they create or
+ * start anything, so a refused run leaves nothing behind.
+ */
+bool families_may_load(const char *command, const char *hint);
+
 #endif

@@ -197,8 +197,9 @@ static void lost_text(FILE *out, const struct family_result *r)
 			len += snprintf(line + len, sizeof(line) - len, "%s%s %llu", n++ ? ", " : "",
 					r->lost[i].what, ull(r->lost[i].count));
 	if (len < sizeof(line))
-		len += snprintf(line + len, sizeof(line) - len, "): a count here may be short by "
-				"up to that many, so none is exact");
+		len += snprintf(line + len, sizeof(line) - len, "): a count here may be off by "
+				"up to that many, so none is exact (a missed hook can also "
+				"move a call to another outcome: unsafe, early ENOENT)");
 	/*
 	 * Trampoline programs are skipped when one is preempted mid-run on the
 	 * same CPU; kprobe programs run with preemption off (docs/kernels.md).

@@ -145,6 +145,27 @@ static void judge_exec(const struct profile *p, struct verify_result *r)
 			"before one: stock kernel, no early exit: not a violation", late);
 }
 
+/*
+ * A family that lost events cannot convict: a missed program makes a call
+ * look broken (a missed prepare_creds() hook turns a needed access() into
+ * an "unsafe" one; fentry programs preempted on 7.2 do that under load).
+ * Its findings from `first` on are shown, but as unconfirmed, not as
+ * violations: the verdict is then "cannot judge" (3).
+ */
+static void unconfirm(struct verify_result *r, int first)
+{
+	for (int i = first; i < r->nfindings; i++) {
+		struct verify_finding *v = &r->findings[i];
+		char text[sizeof(v->text)];
+
+		if (!v->violation)
+			continue;
+		v->violation = false;
+		snprintf(text, sizeof(text), "unconfirmed, the family lost events: %s", v->text);
+		memcpy(v->text, text, sizeof(text));
+	}
+}
+
 void verify_judge(const struct profile *p, struct verify_result *r)
 {
 	static void (*const judge[FAMILY_COUNT])(const struct profile *, struct verify_result *) = {
@@ -160,9 +181,13 @@ void verify_judge(const struct profile *p, struct verify_result *r)
 			continue;
 		r->judged[f] = family_judged(&p->fam[f], r->why[f], sizeof(r->why[f]));
 		unjudged |= !r->judged[f];
-		/* What was counted stands, lost events or not. */
-		if (p->fam[f].status == FAMILY_OK)
+		if (p->fam[f].status == FAMILY_OK) {
+			int first = r->nfindings;
+
 			judge[f](p, r);
+			if (!r->judged[f])
+				unconfirm(r, first);
+		}
 	}
 	for (int i = 0; i < r->nfindings; i++)
 		violation |= r->findings[i].violation;

@@ -23,6 +23,14 @@
  *   workload time-stat N PATH  N x stat(PATH), then print the ns they took
  *                              (under QEMU -icount: guest instructions)
  *   workload time-access N PATH  N x access(PATH, R_OK), then the ns they took
+ *   workload load S W T PATH   W processes of T threads each, for S seconds,
+ *                              thread i of them all doing one kind of call
+ *                              in a loop by i % 4: access("/", R_OK),
+ *                              access with one capability cleared,
+ *                              execve() of a missing path, stat(PATH); then
+ *                              prints the calls of each kind made, one line:
+ *                              "load: access=N access_dropcap=N
+ *                              exec_enoent=N stat=N" (S may be a fraction)
  *   workload join-cgroup DIR WORKLOAD...  move into the cgroup v2 directory DIR
  *                              (its cgroup.procs), then run WORKLOAD as above:
  *                              no call of WORKLOAD's is made outside DIR
@@ -33,10 +41,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -203,6 +213,127 @@ static int run_on_path(const char *what, long n, const char *path)
 	return 2;
 }
 
+/* ---- load: many workers, every family at once ---------------------------- */
+
+enum load_kind { LOAD_ACCESS, LOAD_ACCESS_DROPCAP, LOAD_EXEC_ENOENT, LOAD_STAT, LOAD_KINDS };
+static const char *const load_kind_name[LOAD_KINDS] = { "access", "access_dropcap",
+							"exec_enoent", "stat" };
+
+/* Shared by every worker process (MAP_SHARED): the stop flag and one counter a thread. */
+struct load_shared {
+	int stop;
+	int failed;
+	struct {
+		unsigned long calls;
+		char pad[56]; /* a cache line each: the counters must not bounce */
+	} thread[];
+};
+
+struct load_thread {
+	struct load_shared *sh;
+	int index;
+	const char *path;
+};
+
+/* One thread's loop: its kind of call until told to stop, each one counted once it is done. */
+static void *load_thread_run(void *arg)
+{
+	const struct load_thread *t = arg;
+	char *argv[] = { MISSING_PATH, NULL }, *envp[] = { NULL };
+	unsigned long *calls = &t->sh->thread[t->index].calls;
+	enum load_kind kind = t->index % LOAD_KINDS;
+	struct stat st;
+
+	/* Creds are a thread's own: this one alone needs the override. */
+	if (kind == LOAD_ACCESS_DROPCAP && slowpath_drop_effective(CAP_NET_RAW)) {
+		perror("workload load: capset");
+		__atomic_store_n(&t->sh->failed, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	while (!__atomic_load_n(&t->sh->stop, __ATOMIC_RELAXED)) {
+		bool ok;
+
+		switch (kind) {
+		case LOAD_ACCESS:
+		case LOAD_ACCESS_DROPCAP:
+			ok = access("/", R_OK) == 0;
+			break;
+		case LOAD_EXEC_ENOENT:
+			ok = execve(MISSING_PATH, argv, envp) < 0 && errno == ENOENT;
+			break;
+		default:
+			ok = stat(t->path, &st) == 0;
+			break;
+		}
+		if (!ok) {
+			fprintf(stderr, "workload load: a %s call failed: %s\n", load_kind_name[kind],
+				strerror(errno));
+			__atomic_store_n(&t->sh->failed, 1, __ATOMIC_RELAXED);
+			return NULL;
+		}
+		(*calls)++;
+	}
+	return NULL;
+}
+
+/* One worker process: its threads, numbered from `first` among them all. */
+static int load_worker(struct load_shared *sh, int first, int threads, const char *path)
+{
+	struct load_thread t[threads];
+	pthread_t tid[threads];
+
+	for (int i = 0; i < threads; i++) {
+		t[i] = (struct load_thread){ sh, first + i, path };
+		if (pthread_create(&tid[i], NULL, load_thread_run, &t[i])) {
+			fprintf(stderr, "workload load: pthread_create failed\n");
+			sh->failed = 1;
+			threads = i;
+		}
+	}
+	for (int i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	return sh->failed;
+}
+
+static int run_load(double seconds, int workers, int threads, const char *path)
+{
+	size_t size = sizeof(struct load_shared) + (size_t)workers * threads * 64;
+	struct load_shared *sh = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned long total[LOAD_KINDS] = { 0 };
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+	int status, bad = 0;
+
+	if (sh == MAP_FAILED) {
+		perror("workload load: mmap");
+		return 1;
+	}
+	for (int w = 0; w < workers; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("workload load: fork");
+			sh->stop = 1;
+			bad = 1;
+			break;
+		}
+		if (pid == 0)
+			_exit(load_worker(sh, w * threads, threads, path));
+	}
+	while (!bad && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	while (wait(&status) > 0)
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	for (int i = 0; i < workers * threads; i++)
+		total[i % LOAD_KINDS] += sh->thread[i].calls;
+	printf("load:");
+	for (int k = 0; k < LOAD_KINDS; k++)
+		printf(" %s=%lu", load_kind_name[k], total[k]);
+	printf("\n");
+	return bad || sh->failed;
+}
+
 /* Write our pid to DIR/cgroup.procs: from then on we are in cgroup DIR. */
 static int join_cgroup(const char *dir)
 {
@@ -234,6 +365,14 @@ int main(int argc, char **argv)
 		argv[2] = argv[0];
 		return main(argc - 2, argv + 2);
 	}
+	if (argc == 6 && !strcmp(argv[1], "load")) {
+		double s = strtod(argv[2], &end);
+		int w = atoi(argv[3]), t = atoi(argv[4]);
+
+		if (*end || !(s >= 0) || w < 1 || w > 256 || t < 1 || t > 64)
+			return 2;
+		return run_load(s, w, t, argv[5]);
+	}
 	if (argc == 3 && !strcmp(argv[1], "setacl"))
 		return set_allowing_acl(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "exec-path")) {
@@ -262,7 +401,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: workload access|access-dropcap|eaccess|exec-missing|exec-existing N\n"
 				"       workload stat N PATH | exec-path N NAME | setacl PATH\n"
 				"       workload chdir|access-x|denied|chmod-loop N PATH | busy SECONDS PATH\n"
-				"       workload time-stat|time-access|time-exec N PATH | join-cgroup DIR WORKLOAD...\n");
+				"       workload time-stat|time-access|time-exec N PATH | join-cgroup DIR WORKLOAD...\n"
+				"       workload load SECONDS WORKERS THREADS PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "access"))

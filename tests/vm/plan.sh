@@ -182,6 +182,21 @@ for mode in $MODES; do
 		rec "exec-missing-$mode" exec --mode $mode -- $W exec-missing "$N_EXEC"
 	fi
 done
+# load (test_vm.c, "load"): 8 processes of 2 threads on the 2 vCPUs, each
+# thread hammering one kind of call (access, access with a capability
+# cleared, a missing execve, stat down the tmpfs tree) for LOAD_SECONDS,
+# recorded with every family in fentry and in kprobe mode; the workload's
+# own counts go beside each profile.
+load_case() {
+	grep -q " /mnt/tmpfs " /proc/mounts || return 0
+	for mode in fentry kprobe; do
+		rec "load-$mode" lookup,access,exec --mode $mode -- $W load "${LOAD_SECONDS:-4}" 8 2 \
+			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
+	done
+}
+if want lookup && want access && want exec; then
+	load_case
+fi
 # verify (test_vm.c, "verify"): the workloads above in one run of every
 # family, in fentry and in kprobe mode, with the violation samples on: the stat loops on
 # every variant of every filesystem (the ACL, 0711 and 0750 directories
