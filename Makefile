@@ -81,7 +81,7 @@ help:
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
 	@echo "make kernel-src build the VM's kernel from Debian's linux-source-6.12 (KERNEL_SRC=)"
-	@echo "                into build/vm/kernels/src-KERNEL_SRC, ~30 min cold on 2 cores"
+	@echo "                into build/vm/kernels/src-KERNEL_SRC, ~20 min cold on 2 cores"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
 	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
 	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid and bookworm (long)"
