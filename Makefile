@@ -20,7 +20,12 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
               libmicrohttpd-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               prometheus \
-              kmod xz-utils zstd lz4 bzip2 file chromium
+              kmod xz-utils zstd lz4 bzip2 file chromium patch
+# What tests/vm/build-kernel needs to build the VM's kernel from Debian's
+# source: kbuild's tools (bison, flex, bc; libelf for objtool and
+# resolve_btfids, libssl for the certificate tools), pahole (dwarves) for
+# BTF, ccache, xz and patch.  Not in test-deps: `make kernel-src` installs them.
+KERNEL_BUILD_PKGS := make gcc bison flex bc libelf-dev libssl-dev dwarves ccache xz-utils patch
 
 # CFLAGS is the user's (optimisation, debug info); the flags the code needs
 # are kept apart in PS_CFLAGS so that `make CFLAGS=-O0` cannot drop them.
@@ -61,7 +66,8 @@ VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps run test unit-test live-test vmtest bench bench-vm vmlinux clean help check-tools
+.PHONY: all deps test-deps kernel-deps kernel-src run test unit-test live-test vmtest bench bench-vm vmlinux clean help \
+        check-tools
 
 all: permscope
 
@@ -74,6 +80,8 @@ help:
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
+	@echo "make kernel-src build the VM's kernel from Debian's linux-source-6.12 (KERNEL_SRC=)"
+	@echo "                into build/vm/kernels/src-KERNEL_SRC, ~20 min cold on 2 cores"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
 	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
 	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid and bookworm (long)"
@@ -93,6 +101,16 @@ deps:
 
 test-deps:
 	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS))
+
+kernel-deps:
+	$(call install_missing,$(KERNEL_BUILD_PKGS))
+
+# The stock kernel of a Debian source package (or a kernel tree's path) with
+# tests/vm/kconfig/permscope.config, where tests/vm/run-vm can boot it
+# (docs/vm.md, "Kernels built from source").
+KERNEL_SRC ?= linux-source-6.12
+kernel-src: kernel-deps
+	tests/vm/build-kernel $(KERNEL_SRC) build/vm/kernels/src-$(notdir $(KERNEL_SRC))
 
 check-tools:
 	@for t in $(CLANG) $(BPFTOOL) $(CC); do command -v $$t >/dev/null || \

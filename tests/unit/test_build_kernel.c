@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tests/vm/build-kernel's patch and cache logic, on a fake "kernel tree" of
+ * three files, without building anything: --key prints a build's key and
+ * --prepare stops once the patches are applied (the real build is measured
+ * in docs/vm.md, "Kernels built from source").  The script runs as a child
+ * with an argv, its cache in the scratch directory.
+ */
+#include "testutil.h"
+
+#include <sys/stat.h>
+
+static const char *script = "tests/vm/build-kernel";
+
+/* fs/namei.c of the fake tree: two hunks' worth of lines, far apart. */
+static const char namei[] =
+	"int may_lookup(void)\n{\n\treturn exec_shortcut();\n}\n"
+	"/* 1 */\n/* 2 */\n/* 3 */\n/* 4 */\n/* 5 */\n/* 6 */\n/* 7 */\n/* 8 */\n"
+	"int may_open(void)\n{\n\treturn 0;\n}\n";
+
+/* A git format-patch file: the shortcut goes. */
+static const char good[] =
+	"From 0123456789abcdef Mon Sep 17 00:00:00 2001\n"
+	"From: A Tester <tester@example.org>\n"
+	"Subject: [PATCH] namei: no shortcut\n\n---\n"
+	"diff --git a/fs/namei.c b/fs/namei.c\n"
+	"--- a/fs/namei.c\n+++ b/fs/namei.c\n"
+	"@@ -2,3 +2,3 @@\n {\n-\treturn exec_shortcut();\n+\treturn slow_path();\n }\n"
+	"-- \n2.39.5\n";
+
+/* A plain diff on top of good: it changes what good wrote. */
+static const char second[] =
+	"--- a/fs/namei.c\n+++ b/fs/namei.c\n"
+	"@@ -2,3 +2,3 @@\n {\n-\treturn slow_path();\n+\treturn slower_path();\n }\n";
+
+/* Its first hunk applies, its second's context is not in the tree. */
+static const char bad[] =
+	"--- a/fs/namei.c\n+++ b/fs/namei.c\n"
+	"@@ -2,3 +2,3 @@\n {\n-\treturn exec_shortcut();\n+\treturn 1;\n }\n"
+	"@@ -14,3 +14,3 @@\n {\n-\treturn -EACCES;\n+\treturn 0;\n }\n";
+
+static const char fragment[] = "CONFIG_BPF_SYSCALL=y\n";
+
+static int setup(void **state)
+{
+	if (tmpdir_setup(state))
+		return -1;
+	if (mkdir(tmp_path("linux"), 0755) || mkdir(tmp_path("linux/fs"), 0755) ||
+	    mkdir(tmp_path("linux/scripts"), 0755) || mkdir(tmp_path("linux/scripts/kconfig"), 0755))
+		return -1;
+	write_tmp_file("linux/Makefile", "# not a kernel\n");
+	write_tmp_file("linux/fs/namei.c", namei);
+	write_tmp_file("good.patch", good);
+	write_tmp_file("second.diff", second);
+	write_tmp_file("bad.diff", bad);
+	write_tmp_file("permscope.config", fragment);
+	write_tmp_file("other.config", "CONFIG_BPF_SYSCALL=y\nCONFIG_KPROBES=y\n");
+	setenv("BUILD_KERNEL_CACHE", tmp_path("cache"), 1);
+	setenv("BUILD_KERNEL_FRAGMENT", tmp_path("permscope.config"), 1);
+	return 0;
+}
+
+/* build-kernel ARGS... (NULL-terminated) through run_capture(). */
+static int build_kernel(const char *first, ...)
+{
+	char *argv[16];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)script;
+	va_start(ap, first);
+	for (const char *a = first; a && n < 15; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_capture(argv);
+}
+
+/* The key build-kernel --key prints for the fake tree and these patches. */
+static char *key_of(const char *patch1, const char *patch2)
+{
+	assert_int_equal(build_kernel("--key", tmp_path("linux"), patch1, patch2, NULL), 0);
+	assert_int_equal(strlen(out_text), 17); /* 16 hex digits and a newline */
+	return strdup(out_text);
+}
+
+static void patch_that_applies_changes_the_copy_and_never_the_pristine_tree(void **state)
+{
+	char *tree, *text;
+
+	(void)state;
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"),
+				      tmp_path("out"), NULL), 0);
+	tree = strndup(out_text, strcspn(out_text, "\n"));
+	assert_contains(tree, tmp_path("cache/trees/"));
+	text = slurp(tmp_path("linux/fs/namei.c"), NULL);
+	assert_string_equal(text, namei);
+	free(text);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/fs/namei.c", tree);
+	text = slurp(path, NULL);
+	assert_contains(text, "return slow_path();");
+	assert_not_contains(text, "exec_shortcut");
+	free(text);
+	free(tree);
+}
+
+static void patches_apply_in_the_order_given(void **state)
+{
+	char path[PATH_MAX], *text;
+
+	(void)state;
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"),
+				      tmp_path("second.diff"), tmp_path("out"), NULL), 0);
+	snprintf(path, sizeof(path), "%.*s/fs/namei.c", (int)strcspn(out_text, "\n"), out_text);
+	text = slurp(path, NULL);
+	assert_contains(text, "return slower_path();");
+	free(text);
+	/* The other way round, the second finds nothing to change. */
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("second.diff"),
+				      tmp_path("good.patch"), tmp_path("out"), NULL), 1);
+	assert_contains(err_text, "second.diff does not apply");
+}
+
+static void patch_that_does_not_apply_names_file_and_hunk_and_leaves_no_tree(void **state)
+{
+	char *key = key_of(tmp_path("bad.diff"), NULL);
+	char tree[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("bad.diff"),
+				      tmp_path("out"), NULL), 1);
+	assert_contains(err_text, "bad.diff does not apply");
+	assert_contains(err_text, "checking file fs/namei.c");
+	assert_contains(err_text, "Hunk #2 FAILED");
+	assert_contains(err_text, "hunk 2 of fs/namei.c:");
+	assert_contains(err_text, "-\treturn -EACCES;");
+	/* The hunk that applied is not shown as failing. */
+	assert_not_contains(err_text, "hunk 1 of");
+	key[16] = '\0';
+	snprintf(tree, sizeof(tree), "%s/%s", tmp_path("cache/trees"), key);
+	assert_int_equal(access(tree, F_OK), -1);
+	free(key);
+}
+
+static void key_follows_the_patches_their_order_and_the_config(void **state)
+{
+	char *stock = key_of(NULL, NULL), *again = key_of(NULL, NULL);
+	char *patched = key_of(tmp_path("good.patch"), NULL);
+	char *both = key_of(tmp_path("good.patch"), tmp_path("second.diff"));
+	char *swapped = key_of(tmp_path("second.diff"), tmp_path("good.patch"));
+	char *other;
+
+	(void)state;
+	assert_string_equal(stock, again); /* every A/B on this source shares it */
+	assert_string_not_equal(stock, patched);
+	assert_string_not_equal(patched, both);
+	assert_string_not_equal(both, swapped);
+	setenv("BUILD_KERNEL_FRAGMENT", tmp_path("other.config"), 1);
+	other = key_of(NULL, NULL);
+	setenv("BUILD_KERNEL_FRAGMENT", tmp_path("permscope.config"), 1);
+	assert_string_not_equal(stock, other);
+	free(stock), free(again), free(patched), free(both), free(swapped), free(other);
+}
+
+static void patched_tree_starts_from_a_finished_stock_build(void **state)
+{
+	char *stock = key_of(NULL, NULL), path[PATH_MAX], copy[PATH_MAX];
+	struct stat a, b;
+
+	(void)state;
+	stock[16] = '\0';
+	/* No tree of an earlier test: the patched one is made here. */
+	assert_int_equal(remove_tree(tmp_path("cache/trees")), 0);
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("out"), NULL), 0);
+	/* What a finished stock build leaves. */
+	snprintf(path, sizeof(path), "%s/%s/obj", tmp_path("cache/trees"), stock);
+	for (const char *sub = "/arch\0/x86\0/boot\0"; *sub; sub += strlen(sub) + 1) {
+		assert_int_equal(mkdir(path, 0755), 0);
+		strcat(path, sub);
+	}
+	assert_int_equal(mkdir(path, 0755), 0);
+	strcat(path, "/bzImage");
+	write_file(path, "stock", 5);
+
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"),
+				      tmp_path("out"), NULL), 0);
+	assert_contains(err_text, "starting from the stock build");
+	assert_contains(err_text, stock);
+	snprintf(copy, sizeof(copy), "%.*s/obj/arch/x86/boot/bzImage", (int)strcspn(out_text, "\n"),
+		 out_text);
+	/* A copy of its own, which the patched build may overwrite. */
+	assert_int_equal(stat(path, &a), 0);
+	assert_int_equal(stat(copy, &b), 0);
+	assert_int_not_equal(a.st_ino, b.st_ino);
+	free(stock);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(patch_that_applies_changes_the_copy_and_never_the_pristine_tree),
+		cmocka_unit_test(patches_apply_in_the_order_given),
+		cmocka_unit_test(patch_that_does_not_apply_names_file_and_hunk_and_leaves_no_tree),
+		cmocka_unit_test(key_follows_the_patches_their_order_and_the_config),
+		cmocka_unit_test(patched_tree_starts_from_a_finished_stock_build),
+	};
+
+	return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+}
