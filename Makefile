@@ -20,7 +20,8 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
               libmicrohttpd-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               prometheus \
-              kmod xz-utils zstd lz4 bzip2 file chromium
+              kmod xz-utils zstd lz4 bzip2 file chromium \
+              libclang-rt-14-dev
 
 # CFLAGS is the user's (optimisation, debug info); the flags the code needs
 # are kept apart in PS_CFLAGS so that `make CFLAGS=-O0` cannot drop them.
@@ -73,6 +74,7 @@ help:
 	@echo "make test       test-deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
+	@echo "make sanitize-test  unit tests and ./permscope under ASan+UBSan, leaks checked"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
 	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
@@ -109,6 +111,7 @@ test: test-deps
 		tests/vm/vmtest || vm=$$?; \
 	else rm -rf $(OUT)/vm/run; echo "VM suite not run (PERMSCOPE_SKIP_VM or no qemu)"; fi; \
 	tests/run-all $(OUT)/tests && [ $$vm = 0 ] || { [ $$vm = 0 ] || echo "tests/vm/vmtest failed"; exit 1; }
+	@$(MAKE) --no-print-directory -j2 sanitize-test
 
 unit-test: permscope $(UNIT_BINS)
 	@tests/run-all --unit-only $(OUT)/tests
@@ -192,6 +195,50 @@ vmlinux: | check-tools
 	} > $(VMLINUX_DIR)/SOURCE.tmp
 	mv $(VMLINUX_DIR)/vmlinux.h.tmp $(VMLINUX_DIR)/vmlinux.h
 	mv $(VMLINUX_DIR)/SOURCE.tmp $(VMLINUX_DIR)/SOURCE
+
+# ---- Hardening: sanitizers and fuzzing (docs/hardening.md) ----------------
+#
+# sanitize-test: the unit tests, and the ./permscope they run as a child,
+# built again under ASan+UBSan into OUT/asan and run with leak checking.
+# Every report goes to a file under OUT/asan/log (the children's too, whose
+# exit status a test may not look at); any file there fails the run.
+# tests/sanitizer.supp lists the third-party leaks LeakSanitizer may ignore.
+ASAN_OUT   := $(OUT)/asan
+SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_OBJS  := $(OBJS:$(OUT)/%=$(ASAN_OUT)/%)
+ASAN_LIB_OBJS := $(LIB_OBJS:$(OUT)/%=$(ASAN_OUT)/%)
+ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN_OUT)/tests/%)
+SAN_ENV     = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:log_path=$(abspath $(ASAN_OUT)/log/asan) \
+              UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(abspath $(ASAN_OUT)/log/ubsan) \
+              LSAN_OPTIONS=suppressions=$(abspath tests/sanitizer.supp):print_suppressions=0
+
+.PHONY: sanitize-test
+
+sanitize-test: $(ASAN_OUT)/permscope $(ASAN_UNIT_BINS)
+	@rm -rf $(ASAN_OUT)/log && mkdir -p $(ASAN_OUT)/log
+	@echo "== unit tests under ASan+UBSan (LeakSanitizer on)"
+	@rc=0; $(SAN_ENV) PERMSCOPE_BIN=$(abspath $(ASAN_OUT)/permscope) \
+		tests/run-all --unit-only $(ASAN_OUT)/tests || rc=$$?; \
+	if [ -n "$$(ls -A $(ASAN_OUT)/log)" ]; then \
+		for f in $(ASAN_OUT)/log/*; do echo "== $$f"; cat "$$f"; done; \
+		echo "sanitizers: $$(ls $(ASAN_OUT)/log | wc -l) report(s)"; exit 1; fi; \
+	[ $$rc = 0 ] && echo "sanitizers: no reports"
+
+$(ASAN_OUT)/permscope: $(ASAN_OBJS)
+	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(SKEL_OBJS:$(OUT)/%=$(ASAN_OUT)/%): $(SKELS)
+
+$(ASAN_OUT)/%.o: src/%.c | $(ASAN_OUT)/tests
+	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(ASAN_OUT)/tests/test_%: tests/unit/test_%.c $(ASAN_LIB_OBJS) | $(ASAN_OUT)/tests
+	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(ASAN_LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(ASAN_OUT)/tests:
+	@mkdir -p $@
+
+-include $(wildcard $(ASAN_OUT)/tests/.*.d)
 
 clean:
 	rm -rf $(OUT) permscope
