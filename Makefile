@@ -243,7 +243,8 @@ $(ASAN_OUT)/tests:
 # input), built with clang against the sources into OUT/fuzz, each run for
 # FUZZ_SECONDS on its seeds (tests/fuzz/corpus/TARGET), the crash inputs
 # kept as regressions (tests/corpus/TARGET) and what it found before
-# (OUT/fuzz/corpus/TARGET); `make -j2 fuzz` runs two at once.  A crash
+# (OUT/fuzz/corpus/TARGET), with tests/fuzz/TARGET.dict where there is
+# one; `make -j2 fuzz` runs two at once.  A crash
 # leaves OUT/fuzz/crash-TARGET-*.  fuzz-regress, in make test, only runs
 # every seed and regression input through its target once.
 FUZZ_OUT     := $(OUT)/fuzz
@@ -262,6 +263,7 @@ fuzz-run-%: $(FUZZ_OUT)/%
 	@mkdir -p $(FUZZ_OUT)/corpus/$* tests/corpus/$*
 	@echo "== $* for $(FUZZ_SECONDS) s"
 	@$(FUZZ_ENV) $< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
 		-artifact_prefix=$(FUZZ_OUT)/crash-$*- $(FUZZ_OUT)/corpus/$* tests/fuzz/corpus/$* tests/corpus/$* \
 		> $(FUZZ_OUT)/$*.log 2>&1 || { tail -n 60 $(FUZZ_OUT)/$*.log; exit 1; }
 	@grep -E '^#[0-9]+ +DONE' $(FUZZ_OUT)/$*.log | sed 's/^/$*: /'; \

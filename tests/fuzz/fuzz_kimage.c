@@ -6,10 +6,22 @@
  * the BTF it found, as check does.
  */
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "fuzz.h"
 #include "credlayout.h"
 #include "kimage.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* libbpf's warnings about each malformed BTF would be most of the run. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	libbpf_set_print(NULL);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

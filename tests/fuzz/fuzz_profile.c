@@ -3,9 +3,11 @@
  * The profile reader (profile_from_json(), under profile_read(): report,
  * compare, merge, gate) and what the commands then do with what it
  * accepted: every renderer, the metrics, the Prometheus exposition, writing
- * it out again, which must read back, and merging that copy with it.
+ * it out again, which must read back, comparing that copy with it (text
+ * and JSON) and merging the two.
  */
 #include "fuzz.h"
+#include "compare.h"
 #include "metrics.h"
 #include "prom.h"
 #include "render.h"
@@ -35,6 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	if (json) {
+		struct compare c = { .base = &p, .new = &again, .base_name = "a", .new_name = "b" };
+
+		if (!compare_build(&c)) {
+			compare_text(fuzz_sink(), &c);
+			compare_json(fuzz_sink(), &c);
+		}
+		compare_free(&c);
 		profile_add(&again, &p); /* merge p with its copy */
 		profile_free(&again);
 	}
