@@ -244,9 +244,9 @@ $(ASAN_OUT)/tests:
 # FUZZ_SECONDS on its seeds (tests/fuzz/corpus/TARGET), the crash inputs
 # kept as regressions (tests/corpus/TARGET) and what it found before
 # (OUT/fuzz/corpus/TARGET), with tests/fuzz/TARGET.dict where there is
-# one; `make -j2 fuzz` runs two at once.  A crash
-# leaves OUT/fuzz/crash-TARGET-*.  fuzz-regress, in make test, only runs
-# every seed and regression input through its target once.
+# one; `make -j2 fuzz` runs two at once.  A crash leaves
+# OUT/fuzz/crash-TARGET-*.  fuzz-regress, in make test, only runs every
+# seed and regression input through its target once.
 FUZZ_OUT     := $(OUT)/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -260,13 +260,13 @@ FUZZ_ENV     := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_o
 fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
 
 fuzz-run-%: $(FUZZ_OUT)/%
-	@mkdir -p $(FUZZ_OUT)/corpus/$* tests/corpus/$*
+	@mkdir -p $(FUZZ_OUT)/corpus/$*
 	@echo "== $* for $(FUZZ_SECONDS) s"
 	@$(FUZZ_ENV) $< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		$(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
-		-artifact_prefix=$(FUZZ_OUT)/crash-$*- $(FUZZ_OUT)/corpus/$* tests/fuzz/corpus/$* tests/corpus/$* \
+		-artifact_prefix=$(FUZZ_OUT)/crash-$*- $(FUZZ_OUT)/corpus/$* tests/fuzz/corpus/$* $(wildcard tests/corpus/$*) \
 		> $(FUZZ_OUT)/$*.log 2>&1 || { tail -n 60 $(FUZZ_OUT)/$*.log; exit 1; }
-	@grep -E '^#[0-9]+ +DONE' $(FUZZ_OUT)/$*.log | sed 's/^/$*: /'; \
+	@grep -E '^#[0-9]+[[:space:]]+DONE' $(FUZZ_OUT)/$*.log | sed 's/^/$*: /'; \
 	grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' $(FUZZ_OUT)/$*.log | sed 's/^/$*: /'
 
 fuzz-regress: $(FUZZ_BINS)
