@@ -20,7 +20,8 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
               libmicrohttpd-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               prometheus \
-              kmod xz-utils zstd lz4 bzip2 file chromium patch
+              kmod xz-utils zstd lz4 bzip2 file chromium patch \
+              libclang-rt-14-dev
 # What tests/vm/build-kernel needs to build the VM's kernel from Debian's
 # source: kbuild's tools (bison, flex, bc; libelf for objtool and
 # resolve_btfids, libssl for the certificate tools), pahole (dwarves) for
@@ -79,6 +80,8 @@ help:
 	@echo "make test       test-deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
 	@echo "make live-test  live tests only (root, BPF)"
+	@echo "make sanitize-test  unit tests and ./permscope under ASan+UBSan, leaks checked"
+	@echo "make fuzz       each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60) s"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
 	@echo "make kernel-src build the VM's kernel from Debian's linux-source-6.12 (KERNEL_SRC=)"
 	@echo "                into build/vm/kernels/src-KERNEL_SRC, ~20 min cold on 2 cores"
@@ -127,6 +130,7 @@ test: test-deps
 		tests/vm/vmtest || vm=$$?; \
 	else rm -rf $(OUT)/vm/run; echo "VM suite not run (PERMSCOPE_SKIP_VM or no qemu)"; fi; \
 	tests/run-all $(OUT)/tests && [ $$vm = 0 ] || { [ $$vm = 0 ] || echo "tests/vm/vmtest failed"; exit 1; }
+	@$(MAKE) --no-print-directory -j2 sanitize-test fuzz-regress
 
 unit-test: permscope $(UNIT_BINS)
 	@tests/run-all --unit-only $(OUT)/tests
@@ -210,6 +214,110 @@ vmlinux: | check-tools
 	} > $(VMLINUX_DIR)/SOURCE.tmp
 	mv $(VMLINUX_DIR)/vmlinux.h.tmp $(VMLINUX_DIR)/vmlinux.h
 	mv $(VMLINUX_DIR)/SOURCE.tmp $(VMLINUX_DIR)/SOURCE
+
+# ---- Hardening: sanitizers and fuzzing (docs/hardening.md) ----------------
+#
+# sanitize-test: the unit tests, and the ./permscope they run as a child,
+# built again under ASan+UBSan into OUT/asan and run with leak checking.
+# Every report goes to a file under OUT/asan/log (the children's too, whose
+# exit status a test may not look at); any file there fails the run.
+# tests/sanitizer.supp lists the third-party leaks LeakSanitizer may ignore.
+ASAN_OUT   := $(OUT)/asan
+SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_OBJS  := $(OBJS:$(OUT)/%=$(ASAN_OUT)/%)
+ASAN_LIB_OBJS := $(LIB_OBJS:$(OUT)/%=$(ASAN_OUT)/%)
+ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN_OUT)/tests/%)
+SAN_ENV     = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:log_path=$(abspath $(ASAN_OUT)/log/asan) \
+              UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(abspath $(ASAN_OUT)/log/ubsan) \
+              LSAN_OPTIONS=suppressions=$(abspath tests/sanitizer.supp):print_suppressions=0
+
+.PHONY: sanitize-test fuzz fuzz-regress fuzz-seeds
+
+sanitize-test: $(ASAN_OUT)/permscope $(ASAN_UNIT_BINS)
+	@rm -rf $(ASAN_OUT)/log && mkdir -p $(ASAN_OUT)/log
+	@echo "== unit tests under ASan+UBSan (LeakSanitizer on)"
+	@rc=0; $(SAN_ENV) PERMSCOPE_BIN=$(abspath $(ASAN_OUT)/permscope) \
+		tests/run-all --unit-only $(ASAN_OUT)/tests || rc=$$?; \
+	if [ -n "$$(ls -A $(ASAN_OUT)/log)" ]; then \
+		for f in $(ASAN_OUT)/log/*; do echo "== $$f"; cat "$$f"; done; \
+		echo "sanitizers: $$(ls $(ASAN_OUT)/log | wc -l) report(s)"; exit 1; fi; \
+	[ $$rc = 0 ] && echo "sanitizers: no reports"
+
+$(ASAN_OUT)/permscope: $(ASAN_OBJS)
+	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(SKEL_OBJS:$(OUT)/%=$(ASAN_OUT)/%): $(SKELS)
+
+$(ASAN_OUT)/%.o: src/%.c | $(ASAN_OUT)/tests
+	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(ASAN_OUT)/tests/test_%: tests/unit/test_%.c $(ASAN_LIB_OBJS) | $(ASAN_OUT)/tests
+	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(ASAN_LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(ASAN_OUT)/tests:
+	@mkdir -p $@
+
+# fuzz: the libFuzzer targets of tests/fuzz/ (one per reader of outside
+# input), built with clang against the sources into OUT/fuzz, each run for
+# FUZZ_SECONDS on its seeds (tests/fuzz/corpus/TARGET), the crash inputs
+# kept as regressions (tests/corpus/TARGET) and what it found before
+# (OUT/fuzz/corpus/TARGET), with tests/fuzz/TARGET.dict where there is
+# one; `make -j2 fuzz` runs two at once.  A crash leaves
+# OUT/fuzz/crash-TARGET-*.  fuzz-regress, in make test, only runs every
+# seed and regression input through its target once.
+FUZZ_OUT     := $(OUT)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_OUT)/%)
+FUZZ_CFLAGS   = $(PS_CFLAGS) -Itests/fuzz \
+                -DFUZZ_DATA='"$(abspath tests/unit/data)"' -fno-omit-frame-pointer \
+                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_LIB     := $(FUZZ_OUT)/libpermscope.a
+FUZZ_ENV     := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
+
+fuzz-run-%: $(FUZZ_OUT)/%
+	@mkdir -p $(FUZZ_OUT)/corpus/$*
+	@echo "== $* for $(FUZZ_SECONDS) s"
+	@$(FUZZ_ENV) $< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
+		-artifact_prefix=$(FUZZ_OUT)/crash-$*- $(FUZZ_OUT)/corpus/$* tests/fuzz/corpus/$* $(wildcard tests/corpus/$*) \
+		> $(FUZZ_OUT)/$*.log 2>&1 || { tail -n 60 $(FUZZ_OUT)/$*.log; exit 1; }
+	@grep -E '^#[0-9]+[[:space:]]+DONE' $(FUZZ_OUT)/$*.log | sed 's/^/$*: /'; \
+	grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' $(FUZZ_OUT)/$*.log | sed 's/^/$*: /'
+
+fuzz-regress: $(FUZZ_BINS)
+	@n=0; for t in $(FUZZ_TARGETS); do \
+		set -- $$(find tests/fuzz/corpus/$$t tests/corpus/$$t -type f 2>/dev/null | sort); \
+		[ $$# -gt 0 ] || continue; \
+		$(FUZZ_ENV) $(FUZZ_OUT)/$$t "$$@" > $(FUZZ_OUT)/$$t.regress.log 2>&1 || \
+			{ tail -n 60 $(FUZZ_OUT)/$$t.regress.log; echo "fuzz-regress: $$t failed"; exit 1; }; \
+		n=$$((n + $$#)); done; echo "fuzz-regress: $$n inputs through $(words $(FUZZ_TARGETS)) targets, no crash"
+
+# The kernel images of tests/fuzz/corpus/fuzz_kimage, made by test_kimage's
+# own functions; run by hand after those change.
+fuzz-seeds: $(FUZZ_OUT)/mkseeds_kimage
+	$< tests/fuzz/corpus/fuzz_kimage
+
+$(FUZZ_OUT)/mkseeds_kimage: tests/fuzz/mkseeds_kimage.c tests/unit/test_kimage.c $(LIB_OBJS) | $(FUZZ_OUT)
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+
+$(FUZZ_LIB): $(LIB_OBJS:$(OUT)/%=$(FUZZ_OUT)/%)
+	rm -f $@ && ar rcs $@ $^
+
+$(SKEL_OBJS:$(OUT)/%=$(FUZZ_OUT)/%): $(SKELS)
+
+$(FUZZ_OUT)/%.o: src/%.c | $(FUZZ_OUT)
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_OUT):
+	@mkdir -p $@
+
+-include $(wildcard $(ASAN_OUT)/tests/.*.d)
 
 clean:
 	rm -rf $(OUT) permscope

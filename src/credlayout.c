@@ -3,6 +3,7 @@
 
 #include <bpf/btf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,20 +40,35 @@ static const struct btf_type *skip_mods(const struct btf *btf, const struct btf_
 	return t;
 }
 
-static int collect(const struct btf *btf, const struct btf_type *t, int base, struct members *ms)
+/*
+ * A kernel nests anonymous structs and unions in struct cred two deep at
+ * most; a BTF whose anonymous member contains itself, or with a member
+ * offset or size over 1 GiB (offset + size must fit an int), is corrupt
+ * (-EINVAL), not a layout.
+ */
+#define COLLECT_DEPTH 8
+
+static int collect(const struct btf *btf, const struct btf_type *t, int base, struct members *ms,
+		   int depth)
 {
 	const struct btf_member *m = btf_members(t);
 
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
 		const char *name = btf__name_by_offset(btf, m->name_off);
-		int off = base + (int)(btf_member_bit_offset(t, i) / 8);
-		int bits = btf_member_bitfield_size(t, i);
+		long long at = base + (long long)(btf_member_bit_offset(t, i) / 8), size;
+		int off = (int)at, bits = btf_member_bitfield_size(t, i), e;
 		const struct btf_type *inner;
 
+		if (at > INT_MAX / 2)
+			return -EINVAL;
 		if (!name || !*name) {
 			inner = skip_mods(btf, btf__type_by_id(btf, m->type));
-			if (inner && btf_is_composite(inner) && collect(btf, inner, off, ms))
-				return -ENOMEM;
+			if (!inner || !btf_is_composite(inner))
+				continue;
+			if (depth == COLLECT_DEPTH)
+				return -EINVAL;
+			if ((e = collect(btf, inner, off, ms, depth + 1)))
+				return e;
 			continue;
 		}
 		if (ms->n == ms->cap) {
@@ -67,10 +83,11 @@ static int collect(const struct btf *btf, const struct btf_type *t, int base, st
 
 		snprintf(cm->name, sizeof(cm->name), "%s", name);
 		cm->offset = off;
-		cm->size = bits ? (int)(btf_member_bit_offset(t, i) % 8 + bits + 7) / 8
-				: (int)btf__resolve_size(btf, m->type);
-		if (cm->size < 0)
-			cm->size = 0;
+		size = bits ? (btf_member_bit_offset(t, i) % 8 + bits + 7) / 8
+			    : btf__resolve_size(btf, m->type);
+		if (size > INT_MAX / 2)
+			return -EINVAL;
+		cm->size = size < 0 ? 0 : (int)size;
 		cm->checked = cred_field_is_checked(name);
 	}
 	return 0;
@@ -132,10 +149,12 @@ int cred_layout_from_btf(const struct btf *btf, struct cred_layout *l, char *err
 	}
 	t = btf__type_by_id(btf, id);
 	l->size = t->size;
-	if (collect(btf, t, 0, &ms)) {
+	if ((id = collect(btf, t, 0, &ms, 0))) {
 		free(ms.m);
-		snprintf(err, errlen, "out of memory reading struct cred");
-		return -ENOMEM;
+		snprintf(err, errlen, id == -ENOMEM ? "out of memory reading struct cred" :
+			 "struct cred in this BTF is corrupt (anonymous members nested over %d deep, "
+			 "or an offset or size over 1 GiB)", COLLECT_DEPTH);
+		return id;
 	}
 	for (int f = 0; f < CRED_FIELDS; f++) {
 		const struct cred_member *m = find(&ms, cred_field_names[f]);
