@@ -170,6 +170,13 @@ static struct outcome kill_many(char *const argv[2][16], const char *target, con
 	return o;
 }
 
+/* The strdup()ed paths of a test (tmp_path() reuses its buffer). */
+static void free_paths(const char *const *paths, int n)
+{
+	for (int i = 0; i < n; i++)
+		free((void *)paths[i]);
+}
+
 static void merge_killed_at_random_leaves_the_old_or_the_new_profile(void **state)
 {
 	const char *a = strdup(tmp_path("a.json")), *b = strdup(tmp_path("b.json"));
@@ -188,6 +195,7 @@ static void merge_killed_at_random_leaves_the_old_or_the_new_profile(void **stat
 	/* the kills spread over a whole run: some before, some after the rename */
 	assert_true(o.kept_old > 0);
 	assert_true(o.wrote_new > 0);
+	free_paths((const char *[]){ a, b, target, ref[0], ref[1] }, 5);
 }
 
 static void gate_junit_killed_at_random_leaves_the_old_or_the_new_file(void **state)
@@ -227,6 +235,7 @@ static void gate_junit_killed_at_random_leaves_the_old_or_the_new_file(void **st
 	o = kill_many(argv, target, ref, false);
 	assert_true(o.kept_old > 0);
 	assert_true(o.wrote_new > 0);
+	free_paths((const char *[]){ profile, target, rules[0], rules[1], ref[0], ref[1] }, 6);
 }
 
 int main(void)
