@@ -281,15 +281,28 @@ static int load_worker(struct load_shared *sh, int first, int threads, const cha
 {
 	struct load_thread t[threads];
 	pthread_t tid[threads];
+	pthread_attr_t attr;
 
+	/*
+	 * Small stacks (the threads only loop on syscalls), and a few tries
+	 * on EAGAIN: pthread_create failed once in the 1 GiB VM on 6.1.
+	 */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
 	for (int i = 0; i < threads; i++) {
+		int err, tries = 0;
+
 		t[i] = (struct load_thread){ sh, first + i, path };
-		if (pthread_create(&tid[i], NULL, load_thread_run, &t[i])) {
-			fprintf(stderr, "workload load: pthread_create failed\n");
+		while ((err = pthread_create(&tid[i], &attr, load_thread_run, &t[i])) == EAGAIN &&
+		       ++tries < 50)
+			usleep(10000);
+		if (err) {
+			fprintf(stderr, "workload load: pthread_create: %s\n", strerror(err));
 			sh->failed = 1;
 			threads = i;
 		}
 	}
+	pthread_attr_destroy(&attr);
 	for (int i = 0; i < threads; i++)
 		pthread_join(tid[i], NULL);
 	return sh->failed;
