@@ -482,6 +482,13 @@ double median_of(double *x, size_t n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
+void median_range(double *x, size_t n, double *median, double *min, double *max)
+{
+	*median = median_of(x, n);
+	*min = n ? x[0] : 0;
+	*max = n ? x[n - 1] : 0;
+}
+
 /*
  * vfork, then execve each of paths[0..n) in turn until one is found, as
  * execvp and posix_spawnp do; ns until the child is reaped.  vfork, as
@@ -848,12 +855,9 @@ void bench_summarize(const struct bench_result *res, struct bench_summary *s)
 		s->abs_median_ns = median_of(am, nf);
 	}
 	if (s->npairs) {
-		s->ratio_median = median_of(ratio, s->npairs);
-		s->ratio_min = ratio[0];
-		s->ratio_max = ratio[s->npairs - 1];
-		s->cpu_ratio_median = median_of(cpu, s->npairs);
-		s->cpu_ratio_min = cpu[0];
-		s->cpu_ratio_max = cpu[s->npairs - 1];
+		median_range(ratio, s->npairs, &s->ratio_median, &s->ratio_min, &s->ratio_max);
+		median_range(cpu, s->npairs, &s->cpu_ratio_median, &s->cpu_ratio_min,
+			     &s->cpu_ratio_max);
 	}
 	if (ns >= 2 && nf >= 2 && s->slow.mean > 0) {
 		s->compared = true;

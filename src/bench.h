@@ -117,5 +117,7 @@ int bench_run_metrics(const struct bench_result *res, int run, struct metric_lis
 
 /* The median of x[0..n) (sorts x); 0 when n == 0. */
 double median_of(double *x, size_t n);
+/* The median, smallest and largest of x[0..n) (sorts x); 0s when n == 0. */
+void median_range(double *x, size_t n, double *median, double *min, double *max);
 
 #endif

@@ -394,12 +394,8 @@ void overhead_summarize(const struct ovh_conf *c, struct ovh_summary *s)
 	summarize(b, s->n, &s->base);
 	summarize(x, s->n, &s->probed);
 	if (s->n) {
-		s->cpu_median = median_of(cpu, s->n);
-		s->cpu_min = cpu[0];
-		s->cpu_max = cpu[s->n - 1];
-		s->wall_median = median_of(wall, s->n);
-		s->wall_min = wall[0];
-		s->wall_max = wall[s->n - 1];
+		median_range(cpu, s->n, &s->cpu_median, &s->cpu_min, &s->cpu_max);
+		median_range(wall, s->n, &s->wall_median, &s->wall_min, &s->wall_max);
 	}
 	if (s->n >= 2 && s->probed.mean > 0) {
 		/* diff = unprobed - probed */
