@@ -3,7 +3,9 @@
  * permscope verify: record like `record`, with the programs sending a
  * sample of every broken invariant, then judge (src/verify.c).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -17,18 +19,28 @@
 struct verify_cmd {
 	struct record_opts rec;
 	struct output_opts out;
+	const char *json_path; /* -o: the JSON verdict, beside what is printed */
+};
+
+static const struct argp_option verify_cmd_options[] = {
+	{ "output", 'o', "FILE", 0,
+	  "Also write the verdict as JSON to FILE (atomically), whatever --format "
+	  "prints: the text for a person, the file for a script", 2 },
+	{ 0 },
 };
 
 static error_t verify_cmd_parse(int key, char *arg, struct argp_state *state)
 {
 	struct verify_cmd *c = state->input;
 
-	(void)arg;
 	switch (key) {
 	case ARGP_KEY_INIT:
 		c->out.offered = FORMAT_BIT(FORMAT_TEXT) | FORMAT_BIT(FORMAT_JSON);
 		state->child_inputs[0] = &c->rec;
 		state->child_inputs[1] = &c->out;
+		break;
+	case 'o':
+		c->json_path = arg;
 		break;
 	case ARGP_KEY_ARGS:
 		c->rec.command = state->argv + state->next;
@@ -47,7 +59,7 @@ static const struct argp_child verify_cmd_children[] = {
 };
 
 static const struct argp verify_cmd_argp = {
-	0, verify_cmd_parse, "[-- CMD [ARGS...]]",
+	verify_cmd_options, verify_cmd_parse, "[-- CMD [ARGS...]]",
 	"Record like 'permscope record' (CMD and its children, or the whole machine "
 	"for --duration seconds, 5 by default), with the probes sending a sample "
 	"each time an invariant of a fast path breaks, and say whether any did.\v"
@@ -79,9 +91,34 @@ static const struct argp verify_cmd_argp = {
 	"  permscope verify                          the whole machine for 5 s\n"
 	"  permscope verify -d 60 --families lookup  lookup only, for a minute\n"
 	"  permscope verify -j -- make -j2           a build, the verdict as JSON\n"
+	"  permscope verify -o verdict.json -- make   the text, and the JSON kept\n"
 	"  permscope verify --families access,exec -- ./ci-workload.sh\n",
 	verify_cmd_children, 0, 0,
 };
+
+/* The JSON verdict into `path` (atomically; "-": stdout): 0, or -1 after saying why. */
+static int write_json_verdict(const char *path, const struct profile *p,
+			      const struct verify_samples *vs)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int err;
+
+	if (!mem) {
+		pr_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	verify_report(mem, p, vs, FORMAT_JSON);
+	if (fclose(mem)) {
+		free(buf);
+		pr_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	err = emit_output(path, buf, len);
+	free(buf);
+	return err == EXIT_OK ? 0 : -1;
+}
 
 int cmd_verify(int argc, char **argv)
 {
@@ -101,6 +138,8 @@ int cmd_verify(int argc, char **argv)
 		pr_err("--pid and a command exclude each other (the command's own pid is followed)");
 		return EXIT_USAGE;
 	}
+	if (c.json_path && check_output_path(c.json_path))
+		return EXIT_USAGE;
 	if (!c.rec.command && !c.rec.duration_s)
 		c.rec.duration_s = VERIFY_DEFAULT_S;
 	c.rec.probe.samples = &sink;
@@ -112,6 +151,8 @@ int cmd_verify(int argc, char **argv)
 	}
 	ret = verify_report(stdout, &p, &samples, c.out.format);
 	fflush(stdout);
+	if (c.json_path && write_json_verdict(c.json_path, &p, &samples))
+		ret = EXIT_FAIL;
 	if (p.command && p.exit_status < 0)
 		pr_warn("the recording ended before the command did: it was stopped");
 	profile_free(&p);

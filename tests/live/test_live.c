@@ -920,6 +920,45 @@ static void verify_is_clean_on_the_access_and_exec_workloads(void **state)
 }
 
 /*
+ * verify -o FILE: the text verdict on stdout for a person, the same
+ * verdict as JSON in FILE for a script, with the same exit status.
+ */
+static void verify_writes_the_json_verdict_beside_the_text(void **state)
+{
+	char script[1024], json_path[PATH_MAX];
+	json_error_t e;
+	json_t *v;
+	int status;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	snprintf(json_path, sizeof(json_path), "%s/verdict.json", tmpdir);
+	snprintf(script, sizeof(script), "%s access 50", workload_bin);
+	char *argv[] = { (char *)permscope_bin(), "verify", "-q", "--families", "access",
+			 "-o", json_path, "--", "/bin/sh", "-c", script, NULL };
+	status = run_capture(argv);
+	if (status == 3 && strstr(err_text, "no probe family could attach")) {
+		print_message("skipped: access does not attach on this kernel\n");
+		skip();
+	}
+	assert_int_equal(status, 0);
+	assert_contains(out_text, "Verdict: clean");
+	v = json_load_file(json_path, 0, &e);
+	if (!v)
+		fail_msg("%s: %s", json_path, e.text);
+	assert_string_equal(json_string_value(json_object_get(v, "verdict")), "clean");
+	assert_int_equal(json_integer_value(json_object_get(v, "exit_status")), status);
+	assert_true(json_integer_value(json_object_get(json_object_get(json_object_get(v,
+		"families"), "access"), "events")) >= 50);
+	json_decref(v);
+	/* A place the file cannot go: refused before anything is recorded. */
+	char *bad[] = { (char *)permscope_bin(), "verify", "-q", "-o", "/nonexistent/v.json",
+			"--", "true", NULL };
+	assert_int_equal(run_capture(bad), 2);
+	assert_contains(err_text, "Error: /nonexistent/v.json: cannot write there");
+}
+
+/*
  * The sample path end to end on a real kernel: a script whose interpreter
  * is missing fails with ENOENT only after the kernel allocated an mm, on
  * every kernel, the patched ones too, and execs of a missing path fail
@@ -1072,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(check_json_carries_the_self_test_verdicts_and_counts),
 		cmocka_unit_test(verify_is_clean_on_the_access_and_exec_workloads),
 		cmocka_unit_test(verify_reports_late_enoent_with_samples_from_the_ring_buffer),
+		cmocka_unit_test(verify_writes_the_json_verdict_beside_the_text),
 		cmocka_unit_test(record_killed_at_random_leaves_the_old_or_a_whole_new_profile),
 	};
 
