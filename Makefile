@@ -58,7 +58,7 @@ LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/t
              $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
-VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
+VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls permscope $(OUT)/tests/workload
 
 # Keep the BPF objects, which only the skeleton rule asks for: `bpftool
 # prog` users may want them.  Named, because a bare .SECONDARY: makes every
@@ -67,7 +67,7 @@ VM_BINS   := $(OUT)/tests/test_vm permscope $(OUT)/tests/workload
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps kernel-deps kernel-src run test unit-test live-test vmtest bench bench-vm vmlinux clean help \
+.PHONY: all deps test-deps kernel-deps kernel-src run test unit-test live-test vmtest vmtest-src bench bench-vm vmlinux clean help \
         check-tools
 
 all: permscope
@@ -83,6 +83,8 @@ help:
 	@echo "make sanitize-test  unit tests and ./permscope under ASan+UBSan, leaks checked"
 	@echo "make fuzz       each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60) s"
 	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
+	@echo "make vmtest-src build the controls of tests/vm/patches from Debian's source, A/B each"
+	@echo "                against its stock build and assert the verdicts (~1 h cold)"
 	@echo "make kernel-src build the VM's kernel from Debian's linux-source-6.12 (KERNEL_SRC=)"
 	@echo "                into build/vm/kernels/src-KERNEL_SRC, ~20 min cold on 2 cores"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
@@ -160,6 +162,16 @@ vmtest: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)
 	@vm=0; tests/vm/vmtest || vm=$$?; tests/run-all --vm-only $(OUT)/tests && [ $$vm = 0 ]
 
+# The controls of tests/vm/patches (controls.conf): kernels built from
+# Debian's source with one patch each, compared with the stock build by
+# tools/permscope-ab, and asserted.  Long (docs/vm.md, "Controls": about an
+# hour cold, minutes warm): not in make test, whose unit tests cover the
+# patch and cache logic of build-kernel.
+vmtest-src: test-deps kernel-deps
+	@$(MAKE) --no-print-directory $(VM_BINS)
+	@vm=0; tests/vm/controls || vm=$$?; \
+		PERMSCOPE_VM_CONTROLS=$(CURDIR)/build/vm/controls $(OUT)/tests/test_vm_controls && [ $$vm = 0 ]
+
 permscope: $(OBJS) | check-tools
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -183,7 +195,7 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 $(filter $(OUT)/tests/test_live%,$(LIVE_BINS)): $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_vm: tests/vm/test_vm.c $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls: $(OUT)/tests/%: tests/vm/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 # Static, so that no dynamic loader adds calls of its own to the counts the

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tests/vm/build-kernel's patch and cache logic, on a fake "kernel tree" of
- * three files, without building anything: --key prints a build's key and
- * --prepare stops once the patches are applied (the real build is measured
+ * three files, without building anything: --key prints a build's key,
+ * --check only tries the patches and --prepare stops once they are applied (the real build is measured
  * in docs/vm.md, "Kernels built from source").  The script runs as a child
  * with an argv, its cache in the scratch directory.
  */
@@ -39,6 +39,16 @@ static const char bad[] =
 	"@@ -2,3 +2,3 @@\n {\n-\treturn exec_shortcut();\n+\treturn 1;\n }\n"
 	"@@ -14,3 +14,3 @@\n {\n-\treturn -EACCES;\n+\treturn 0;\n }\n";
 
+/* A git format-patch file whose only hunk's context is not in the tree. */
+static const char stale[] =
+	"From 0123456789abcdef Mon Sep 17 00:00:00 2001\n"
+	"From: A Tester <tester@example.org>\n"
+	"Subject: [PATCH] namei: slower\n\n---\n"
+	"diff --git a/fs/namei.c b/fs/namei.c\n"
+	"--- a/fs/namei.c\n+++ b/fs/namei.c\n"
+	"@@ -2,3 +2,3 @@\n {\n-\treturn slow_path();\n+\treturn slower_path();\n }\n"
+	"-- \n2.39.5\n";
+
 static const char fragment[] = "CONFIG_BPF_SYSCALL=y\n";
 
 static int setup(void **state)
@@ -53,6 +63,7 @@ static int setup(void **state)
 	write_tmp_file("good.patch", good);
 	write_tmp_file("second.diff", second);
 	write_tmp_file("bad.diff", bad);
+	write_tmp_file("stale.patch", stale);
 	write_tmp_file("permscope.config", fragment);
 	write_tmp_file("other.config", "CONFIG_BPF_SYSCALL=y\nCONFIG_KPROBES=y\n");
 	setenv("BUILD_KERNEL_CACHE", tmp_path("cache"), 1);
@@ -89,8 +100,7 @@ static void patch_that_applies_changes_the_copy_and_never_the_pristine_tree(void
 	char *tree, *text;
 
 	(void)state;
-	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"),
-				      tmp_path("out"), NULL), 0);
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"), NULL), 0);
 	tree = strndup(out_text, strcspn(out_text, "\n"));
 	assert_contains(tree, tmp_path("cache/trees/"));
 	text = slurp(tmp_path("linux/fs/namei.c"), NULL);
@@ -111,14 +121,14 @@ static void patches_apply_in_the_order_given(void **state)
 
 	(void)state;
 	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"),
-				      tmp_path("second.diff"), tmp_path("out"), NULL), 0);
+				      tmp_path("second.diff"), NULL), 0);
 	snprintf(path, sizeof(path), "%.*s/fs/namei.c", (int)strcspn(out_text, "\n"), out_text);
 	text = slurp(path, NULL);
 	assert_contains(text, "return slower_path();");
 	free(text);
 	/* The other way round, the second finds nothing to change. */
 	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("second.diff"),
-				      tmp_path("good.patch"), tmp_path("out"), NULL), 1);
+				      tmp_path("good.patch"), NULL), 1);
 	assert_contains(err_text, "second.diff does not apply");
 }
 
@@ -128,8 +138,7 @@ static void patch_that_does_not_apply_names_file_and_hunk_and_leaves_no_tree(voi
 	char tree[PATH_MAX];
 
 	(void)state;
-	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("bad.diff"),
-				      tmp_path("out"), NULL), 1);
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("bad.diff"), NULL), 1);
 	assert_contains(err_text, "bad.diff does not apply");
 	assert_contains(err_text, "checking file fs/namei.c");
 	assert_contains(err_text, "Hunk #2 FAILED");
@@ -172,7 +181,7 @@ static void patched_tree_starts_from_a_finished_stock_build(void **state)
 	stock[16] = '\0';
 	/* No tree of an earlier test: the patched one is made here. */
 	assert_int_equal(remove_tree(tmp_path("cache/trees")), 0);
-	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("out"), NULL), 0);
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), NULL), 0);
 	/* What a finished stock build leaves. */
 	snprintf(path, sizeof(path), "%s/%s/obj", tmp_path("cache/trees"), stock);
 	for (const char *sub = "/arch\0/x86\0/boot\0"; *sub; sub += strlen(sub) + 1) {
@@ -183,8 +192,7 @@ static void patched_tree_starts_from_a_finished_stock_build(void **state)
 	strcat(path, "/bzImage");
 	write_file(path, "stock", 5);
 
-	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"),
-				      tmp_path("out"), NULL), 0);
+	assert_int_equal(build_kernel("--prepare", tmp_path("linux"), tmp_path("good.patch"), NULL), 0);
 	assert_contains(err_text, "starting from the stock build");
 	assert_contains(err_text, stock);
 	snprintf(copy, sizeof(copy), "%.*s/obj/arch/x86/boot/bzImage", (int)strcspn(out_text, "\n"),
@@ -196,6 +204,31 @@ static void patched_tree_starts_from_a_finished_stock_build(void **state)
 	free(stock);
 }
 
+static void check_tries_the_series_without_making_a_tree(void **state)
+{
+	(void)state;
+	assert_int_equal(remove_tree(tmp_path("cache/trees")), 0);
+	assert_int_equal(build_kernel("--check", tmp_path("linux"), tmp_path("good.patch"),
+				      tmp_path("second.diff"), NULL), 0);
+	assert_contains(err_text, "2 patch(es) apply");
+	/* The second patch is tried on what the first made of the file. */
+	assert_int_equal(build_kernel("--check", tmp_path("linux"), tmp_path("second.diff"),
+				      tmp_path("good.patch"), NULL), 1);
+	assert_contains(err_text, "second.diff does not apply");
+	assert_int_equal(build_kernel("--check", tmp_path("linux"), tmp_path("bad.diff"), NULL), 1);
+	assert_contains(err_text, "hunk 2 of fs/namei.c:");
+	/* git format-patch's signature ("-- ", a version) is not part of the hunk shown */
+	assert_int_equal(build_kernel("--check", tmp_path("linux"), tmp_path("stale.patch"), NULL), 1);
+	assert_contains(err_text, "hunk 1 of fs/namei.c:");
+	assert_contains(err_text, "+\treturn slower_path();");
+	assert_not_contains(err_text, "2.39.5");
+	/* Nothing copied, nothing built, the pristine tree untouched. */
+	assert_int_equal(access(tmp_path("cache/trees"), F_OK), -1);
+	char *text = slurp(tmp_path("linux/fs/namei.c"), NULL);
+	assert_string_equal(text, namei);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +237,7 @@ int main(void)
 		cmocka_unit_test(patch_that_does_not_apply_names_file_and_hunk_and_leaves_no_tree),
 		cmocka_unit_test(key_follows_the_patches_their_order_and_the_config),
 		cmocka_unit_test(patched_tree_starts_from_a_finished_stock_build),
+		cmocka_unit_test(check_tries_the_series_without_making_a_tree),
 	};
 
 	return cmocka_run_group_tests(tests, setup, tmpdir_teardown);

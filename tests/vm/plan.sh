@@ -158,11 +158,17 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 fi
 
 # All three families at once, twice, so gate's default rules have a whole
-# kernel to judge and two runs of it to compare.
+# kernel to judge and two runs of it to compare.  Each rule has calls to
+# judge: the stat loops include directories that must not be skipped (0750,
+# an ACL: lookup.violations), and access() runs with a capability cleared
+# too (access.unsafe).
 if want lookup && want access && want exec && grep -q " /mnt/tmpfs " /proc/mounts; then
 	for i in 1 2; do
 		rec "mixed-$i" lookup,access,exec -- /bin/sh -c \
-			"$W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file && $W access 500 && $W exec-missing 100"
+			"$W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file &&
+			$W stat 200 /mnt/tmpfs/0750/d1/d2/d3/d4/d5/d6/file &&
+			$W stat 200 /mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6/file &&
+			$W access 500 && $W access-dropcap 200 && $W exec-missing 100"
 	done
 fi
 
@@ -201,8 +207,9 @@ fi
 # family, in fentry and in kprobe mode, with the violation samples on: the stat loops on
 # every variant of every filesystem (the ACL, 0711 and 0750 directories
 # must not be skipped), default and capability-dropped access(), and the
-# $PATH search and missing-path execs.  The verdict and its exit status go
-# to /out; a kernel that broke an invariant exits 1 with samples.
+# $PATH search and missing-path execs.  The verdict (JSON, and the text
+# tools/permscope-ab prints) and its exit status go to /out; a kernel that
+# broke an invariant exits 1 with samples.
 if want lookup && want access && want exec; then
 	echo "== verify"
 	work=""
@@ -214,11 +221,11 @@ if want lookup && want access && want exec; then
 	done
 	for mode in fentry kprobe; do
 		status=0
-		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -j \
+		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -o /out/verify-$mode.json \
 			--families lookup,access,exec --mode $mode -- /bin/sh -c "$work
 				$W access 500 && $W access-dropcap 500 &&
 				$W exec-path 100 ps-noop && $W exec-missing 100" \
-			> /out/verify-$mode.json 2> /out/verify-$mode.stderr || status=$?
+			> /out/verify-$mode.txt 2> /out/verify-$mode.stderr || status=$?
 		echo "$status" > /out/verify-$mode-status.txt
 	done
 fi

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The controls of tests/vm/patches: kernels deliberately broken (or slowed,
+ * or laid out differently) by one patch each, built from Debian's source
+ * and compared with the same source unpatched by tools/permscope-ab.  Each
+ * must fail exactly the gate rule it breaks and pass the others; the broken
+ * ones must make `permscope verify` exit 1 with samples of the right kind,
+ * while the stock kernel's verify stays clean; the cred layout one must
+ * change check --btf's verdict and nothing else.
+ *
+ * tests/vm/controls (`make vmtest-src`) leaves the results in
+ * build/vm/controls/NAME ($PERMSCOPE_VM_CONTROLS/NAME).  Without them,
+ * every test says so and is skipped.
+ */
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+static char controls[PATH_MAX];
+
+static int setup(void **state)
+{
+	const char *dir = getenv("PERMSCOPE_VM_CONTROLS");
+
+	(void)state;
+	/* tests/run-all sets it; by hand, from the top of the tree */
+	snprintf(controls, sizeof(controls), "%s", dir ? dir : "build/vm/controls");
+	return 0;
+}
+
+/* The control's results, or a skip that says how to make them. */
+static void need(const char *name)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s/ab-status.txt", controls, name);
+	if (stat(path, &st)) {
+		print_message("skipped: no results for control %s in %s (run 'make vmtest-src')\n",
+			      name, controls);
+		skip();
+	}
+}
+
+static json_t *load_json(const char *name, const char *file)
+{
+	char path[PATH_MAX + 128];
+	json_error_t e;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", controls, name, file);
+	j = json_load_file(path, 0, &e);
+	if (!j)
+		fail_msg("%s: %s (see %s/%s/ab.stderr)", path, e.text, controls, name);
+	return j;
+}
+
+static int ab_status(const char *name)
+{
+	char path[PATH_MAX + 64];
+	char *text;
+	int status;
+
+	snprintf(path, sizeof(path), "%s/%s/ab-status.txt", controls, name);
+	text = slurp(path, NULL);
+	if (!text)
+		fail_msg("%s: cannot read it", path);
+	status = atoi(text);
+	free(text);
+	return status;
+}
+
+/*
+ * gate.json: the rule on `metric` has verdict `want`, and every other rule
+ * passed (want "pass" and metric NULL: every rule passed).
+ */
+static void gate_fails_only(const char *name, const char *metric)
+{
+	json_t *g = load_json(name, "gate.json"), *rule;
+	size_t i, failed = 0;
+
+	json_array_foreach(json_object_get(g, "rules"), i, rule) {
+		const char *m = json_string_value(json_object_get(rule, "metric"));
+		const char *v = json_string_value(json_object_get(rule, "verdict"));
+		const char *want = metric && m && !strcmp(m, metric) ? "fail" : "pass";
+
+		if (!m || !v)
+			fail_msg("%s: gate.json: a rule without metric or verdict", name);
+		if (strcmp(v, want))
+			fail_msg("%s: gate: %s is %s, expected %s (see %s/%s/ab.txt)", name, m, v,
+				 want, controls, name);
+		failed += !strcmp(v, "fail");
+	}
+	if (i < 5)
+		fail_msg("%s: gate.json judged %zu rules, not the 5 default ones", name, i);
+	assert_int_equal(failed, metric ? 1 : 0);
+	assert_int_equal(json_integer_value(json_object_get(g, "exit_status")), metric ? 1 : 0);
+	json_decref(g);
+	/* permscope-ab's own exit status is gate's */
+	assert_int_equal(ab_status(name), metric ? 1 : 0);
+}
+
+/*
+ * `side`'s verify verdict in `mode`: exit status `status`, and when a kind
+ * is given, a violation of that kind with samples; with none, no violation
+ * at all.  Returns the violation's count.
+ */
+static long long verify_finds(const char *name, const char *side, const char *mode,
+			      int status, const char *kind)
+{
+	char file[128];
+	json_t *v, *f;
+	size_t i;
+	long long count = 0;
+	bool found = false;
+
+	snprintf(file, sizeof(file), "%s/results/verify-%s.json", side, mode);
+	v = load_json(name, file);
+	if (json_integer_value(json_object_get(v, "exit_status")) != status)
+		fail_msg("%s: verify on the %s kernel (%s) exited %lld, expected %d (see %s/%s/%s)",
+			 name, side, mode, json_integer_value(json_object_get(v, "exit_status")),
+			 status, controls, name, file);
+	json_array_foreach(json_object_get(v, "findings"), i, f) {
+		const char *k = json_string_value(json_object_get(f, "kind"));
+
+		if (!json_is_true(json_object_get(f, "violation")))
+			continue;
+		if (!kind || strcmp(k, kind))
+			fail_msg("%s: verify on the %s kernel (%s) found a violation %s", name, side,
+				 mode, k);
+		found = true;
+		count = json_integer_value(json_object_get(f, "count"));
+		if (json_array_size(json_object_get(f, "samples")) == 0)
+			fail_msg("%s: verify's %s finding carries no sample", name, k);
+	}
+	if (kind && !found)
+		fail_msg("%s: verify on the %s kernel (%s) did not find %s", name, side, mode, kind);
+	json_decref(v);
+	return count;
+}
+
+static const char *layout_verdict(const char *name, const char *side, char *buf, size_t len)
+{
+	char file[64];
+	json_t *l;
+
+	snprintf(file, sizeof(file), "layout-%s.json", side);
+	l = load_json(name, file);
+	snprintf(buf, len, "%s",
+		 json_string_value(json_object_get(json_object_get(l, "cred_layout"), "verdict"))
+			 ?: "(none)");
+	json_decref(l);
+	return buf;
+}
+
+/* Everything a control must leave unchanged: the layout, and the stock verify. */
+static void stock_side_is_clean(const char *name)
+{
+	char a[128], b[128];
+
+	verify_finds(name, "stock", "fentry", 0, NULL);
+	verify_finds(name, "stock", "kprobe", 0, NULL);
+	assert_string_equal(layout_verdict(name, "stock", a, sizeof(a)),
+			    layout_verdict(name, "patched", b, sizeof(b)));
+}
+
+/* The override skipped for a capability-dropped caller: unsafe. */
+static void faccessat_unsafe_fails_access_unsafe_and_verify(void **state)
+{
+	const char *c = "faccessat-unsafe";
+
+	(void)state;
+	need(c);
+	gate_fails_only(c, "access.unsafe");
+	stock_side_is_clean(c);
+	/* access-dropcap 500 in verify's workload: every call needed the override */
+	assert_int_equal(verify_finds(c, "patched", "fentry", 1, "access.unsafe"), 500);
+	assert_int_equal(verify_finds(c, "patched", "kprobe", 1, "access.unsafe"), 500);
+}
+
+/* A cred allocated on every call: the fast path lost, nothing wrong. */
+static void faccessat_always_allocate_fails_avoidable_per_call_only(void **state)
+{
+	const char *c = "faccessat-always-allocate";
+
+	(void)state;
+	need(c);
+	gate_fails_only(c, "access.avoidable_per_call");
+	stock_side_is_clean(c);
+	verify_finds(c, "patched", "fentry", 0, NULL);
+}
+
+/* ENOENT after the mm: the early exit lost, nothing wrong. */
+static void exec_enoent_after_mm_fails_enoent_early_share_only(void **state)
+{
+	const char *c = "exec-enoent-after-mm";
+
+	(void)state;
+	need(c);
+	gate_fails_only(c, "exec.enoent_early_share");
+	stock_side_is_clean(c);
+	/* Late ENOENTs alone are a stock kernel's behaviour to verify. */
+	verify_finds(c, "patched", "fentry", 0, NULL);
+}
+
+/* The MAY_EXEC shortcut without its mode test: 0750 directories skipped. */
+static void lookup_ignore_mode_fails_lookup_violations_and_verify(void **state)
+{
+	const char *c = "lookup-ignore-mode";
+
+	(void)state;
+	need(c);
+	gate_fails_only(c, "lookup.violations");
+	stock_side_is_clean(c);
+	if (verify_finds(c, "patched", "fentry", 1, "lookup.ineligible_skip") <= 0)
+		fail_msg("%s: no ineligible skip counted", c);
+	if (verify_finds(c, "patched", "kprobe", 1, "lookup.ineligible_skip") <= 0)
+		fail_msg("%s: no ineligible skip counted", c);
+}
+
+/* The refcount on its own line: check --btf says so; no rule moves. */
+static void cred_usage_own_cacheline_changes_only_the_layout_verdict(void **state)
+{
+	const char *c = "cred-usage-own-cacheline";
+	char a[128], b[128];
+
+	(void)state;
+	need(c);
+	gate_fails_only(c, NULL);
+	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)),
+			    "refcount shares a cacheline with read-mostly fields");
+	assert_string_equal(layout_verdict(c, "patched", b, sizeof(b)), "separated");
+	verify_finds(c, "stock", "fentry", 0, NULL);
+	verify_finds(c, "patched", "fentry", 0, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(faccessat_unsafe_fails_access_unsafe_and_verify),
+		cmocka_unit_test(faccessat_always_allocate_fails_avoidable_per_call_only),
+		cmocka_unit_test(exec_enoent_after_mm_fails_enoent_early_share_only),
+		cmocka_unit_test(lookup_ignore_mode_fails_lookup_violations_and_verify),
+		cmocka_unit_test(cred_usage_own_cacheline_changes_only_the_layout_verdict),
+	};
+
+	return cmocka_run_group_tests_name("vm-controls", tests, setup, NULL);
+}
