@@ -161,6 +161,9 @@ int cmd_merge(int argc, char **argv)
 			break;
 		}
 		ret = merge_into(&m, c.inputs[0], &p, c.inputs[i], c.allow_mode_mismatch);
+		/* One run timed by a coarse clock makes the merged latencies so. */
+		if (profile_clock_is_coarse(&p) && !profile_clock_is_coarse(&m))
+			memcpy(m.clocksource, p.clocksource, sizeof(m.clocksource));
 		profile_free(&p);
 	}
 	if (ret == EXIT_OK) {

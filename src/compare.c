@@ -272,6 +272,14 @@ void compare_text(FILE *out, const struct compare *c)
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
 		fprintf(out, "  mean±sd over runs; Welch's t-test, ~ marks p >= %.2f (not significant)\n",
 			COMPARE_ALPHA);
+	for (int side = 0; side < 2; side++) {
+		const struct profile *p = side ? c->new : c->base;
+
+		if (profile_clock_is_coarse(p))
+			fprintf(out, "  note: %s was timed by the %s clocksource (a step every few ms):\n"
+				"        its latencies are not measurements; counts are exact\n",
+				side ? "new" : "base", p->clocksource);
+	}
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		const struct family_result *rb = &c->base->fam[f], *rn = &c->new->fam[f];
 		bool any = false;

@@ -127,6 +127,18 @@ void profile_set_host(struct profile *p)
 			p->boot_id[strcspn(p->boot_id, "\n")] = 0;
 		fclose(f);
 	}
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+	if (f) {
+		if (fgets(p->clocksource, sizeof(p->clocksource), f))
+			p->clocksource[strcspn(p->clocksource, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+bool profile_clock_is_coarse(const struct profile *p)
+{
+	/* "jiffies", "refined-jiffies" */
+	return strstr(p->clocksource, "jiffies") != NULL;
 }
 
 /*
@@ -366,6 +378,9 @@ char *profile_to_json(const struct profile *p)
 		"families", fams);
 	if (!root)
 		return NULL;
+	if (p->clocksource[0])
+		json_object_set_new(json_object_get(root, "host"), "clocksource",
+				    json_string(p->clocksource));
 	if (p->nruns) {
 		json_t *runs = json_array();
 
@@ -818,6 +833,12 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 	member_str(&r, host, "host", "kernel_version", p->kernel_version, sizeof(p->kernel_version));
 	member_str(&r, host, "host", "machine", p->machine, sizeof(p->machine));
 	member_str(&r, host, "host", "boot_id", p->boot_id, sizeof(p->boot_id));
+	/* Optional: profiles before it was kept have none. */
+	v = host ? json_object_get(host, "clocksource") : NULL;
+	if (v && !json_is_string(v) && !json_is_null(v))
+		fail(&r, "host.clocksource: expected a string, found %s", type_name(v));
+	else if (json_is_string(v))
+		strlcpy_s(p->clocksource, json_string_value(v), sizeof(p->clocksource));
 
 	wl = json_object_get(root, "workload");
 	if (wl && !json_is_null(wl)) {

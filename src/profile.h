@@ -70,6 +70,9 @@ struct profile {
 	char kernel_version[65];
 	char machine[65];
 	char boot_id[40];
+	/* The kernel's clocksource when recorded ("" when unknown, as in
+	 * profiles written before it was kept): see profile_clock_is_coarse(). */
+	char clocksource[32];
 
 	char **command;   /* workload argv, NULL-terminated; NULL when none */
 	int exit_status;  /* exit status, 128 + signal if killed; -1: none, or stopped by us */
@@ -130,6 +133,14 @@ void profile_init(struct profile *p);
 void profile_free(struct profile *p);
 /* Fill host and kernel identity from uname() and /proc. */
 void profile_set_host(struct profile *p);
+
+/*
+ * Whether the profile's latencies came from a clock too coarse to time a
+ * system call: a jiffies clocksource (a guest that found no HPET, PM timer
+ * or calibrated TSC) steps every few milliseconds, so nearly every latency
+ * reads 0.  Counts are exact either way.
+ */
+bool profile_clock_is_coarse(const struct profile *p);
 struct fs_result *profile_add_fs(struct profile *p, const char *name);
 /* into += from, every family's counters (per filesystem where per-fs). 0 or -ENOMEM. */
 int profile_add(struct profile *into, const struct profile *from);

@@ -147,6 +147,10 @@ static void header_text(FILE *out, const struct profile *p)
 		fprintf(out, "only tasks named '%s'\n", p->filter_comm);
 	if (p->filter_cgroup[0])
 		fprintf(out, "only tasks in cgroup %s and below\n", p->filter_cgroup);
+	if (profile_clock_is_coarse(p))
+		fprintf(out, "note: timed by the %s clocksource, which steps every few ms: the\n"
+			"      latencies below are not measurements (most read 0); counts are exact\n",
+			p->clocksource);
 }
 
 /* "  MEANING: VALUE" for the rows flagged ROW_TEXT; "errno: ..." for ERRNOS. */
@@ -470,10 +474,13 @@ int render_json(FILE *out, const struct profile *p)
 
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		json_object_set_new(fams, family_name(f), family_json(p, f));
-	root = json_pack("{s:s,s:s,s:s,s:f,s:o}",
+	/* Where latencies cannot be trusted, a script must see it too. */
+	root = json_pack("{s:s,s:s,s:s,s:o,s:b,s:f,s:o}",
 		"format", REPORT_FORMAT,
 		"kernel", p->kernel_release,
 		"hostname", p->hostname,
+		"clocksource", p->clocksource[0] ? json_string(p->clocksource) : json_null(),
+		"latency_trustworthy", !profile_clock_is_coarse(p),
 		"duration_s", p->end_ns > p->start_ns ? (p->end_ns - p->start_ns) / 1e9 : 0.0,
 		"families", fams);
 	if (!root)

@@ -565,6 +565,16 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 			 b && n ? "" : "s", r->metric);
 		return 0;
 	}
+	/* A latency timed by a clock that steps every few ms is no measurement. */
+	if (strstr(r->metric, "latency") &&
+	    (profile_clock_is_coarse(base) || profile_clock_is_coarse(new))) {
+		bool b = profile_clock_is_coarse(base);
+
+		snprintf(res->reason, sizeof(res->reason), "the %s profile was timed by the %s "
+			 "clocksource (a step every few ms): its latencies are not measurements",
+			 b ? "base" : "new", b ? base->clocksource : new->clocksource);
+		return 0;
+	}
 	res->n_base = metric_samples(base, r->metric, &xb);
 	res->n_new = metric_samples(new, r->metric, &xn);
 	if (!res->n_base && !res->n_new) {

@@ -377,6 +377,28 @@ static void evaluate(const char *text, const struct profile *base, const struct 
 	rules_free(&rs);
 }
 
+/* A jiffies clock: latency rules have no verdict, counts are still judged. */
+static void latency_timed_by_a_coarse_clock_gives_no_verdict(void **state)
+{
+	struct profile stock, fast;
+	struct rule_result res;
+
+	(void)state;
+	access_profile(&stock, MODE_FENTRY, 1000);
+	access_profile(&fast, MODE_FENTRY, 0);
+	evaluate("access.latency.p50 <= base * 1.10", &stock, &fast, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	strcpy(fast.clocksource, "refined-jiffies");
+	evaluate("access.latency.p50 <= base * 1.10", &stock, &fast, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "the new profile was timed by the refined-jiffies "
+			    "clocksource (a step every few ms): its latencies are not measurements");
+	evaluate("access.avoidable_per_call <= base + 0.01", &stock, &fast, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	profile_free(&stock);
+	profile_free(&fast);
+}
+
 static void plain_comparisons_pass_and_fail_on_the_means(void **state)
 {
 	struct profile stock, fast;
@@ -953,6 +975,7 @@ int main(void)
 		cmocka_unit_test(malformed_rules_give_exact_messages),
 		cmocka_unit_test(every_bad_line_is_reported_and_odd_bytes_are_shown_safely),
 		cmocka_unit_test(plain_comparisons_pass_and_fail_on_the_means),
+		cmocka_unit_test(latency_timed_by_a_coarse_clock_gives_no_verdict),
 		cmocka_unit_test(families_that_did_not_record_or_differ_give_no_verdict),
 		cmocka_unit_test(unknown_metrics_are_bad_input_with_the_nearest_names),
 		cmocka_unit_test(significance_over_runs),

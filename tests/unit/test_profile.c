@@ -87,6 +87,7 @@ static void build_full_profile(struct profile *p)
 	strcpy(p->kernel_version, "#1 SMP PREEMPT_DYNAMIC Sun, 29 Nov 2026");
 	strcpy(p->machine, "x86_64");
 	strcpy(p->boot_id, "df8c7713-1d75-4808-88ae-821aa31aac78");
+	strcpy(p->clocksource, "tsc");
 	p->command = argv_dup(argv);
 	p->exit_status = 3;
 	p->filter_pid = 4242;
@@ -181,6 +182,7 @@ static void assert_profiles_equal(const struct profile *want, const struct profi
 	assert_string_equal(got->kernel_version, want->kernel_version);
 	assert_string_equal(got->machine, want->machine);
 	assert_string_equal(got->boot_id, want->boot_id);
+	assert_string_equal(got->clocksource, want->clocksource);
 
 	if (!want->command) {
 		assert_null(got->command);
@@ -238,6 +240,40 @@ static void assert_round_trip(const struct profile *p)
 }
 
 /* ---- round trips -------------------------------------------------------- */
+
+/*
+ * host.clocksource: kept when known, absent (older profiles) reads as
+ * unknown, a wrong type is refused; only a jiffies clock is coarse.
+ */
+static void clocksource_is_optional_and_marks_a_coarse_clock(void **state)
+{
+	struct profile p, back;
+	char err[512] = "", *text;
+
+	(void)state;
+	build_full_profile(&p);
+	assert_false(profile_clock_is_coarse(&p));
+	strcpy(p.clocksource, "refined-jiffies");
+	assert_true(profile_clock_is_coarse(&p));
+	assert_round_trip(&p);
+	p.clocksource[0] = 0;
+	text = profile_to_json(&p);
+	assert_not_contains(text, "clocksource");
+	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), 0);
+	assert_string_equal(back.clocksource, "");
+	assert_false(profile_clock_is_coarse(&back));
+	profile_free(&back);
+	free(text);
+	strcpy(p.clocksource, "tsc");
+	text = profile_to_json(&p);
+	char *at = strstr(text, "\"tsc\"");
+	assert_non_null(at);
+	memcpy(at, "12345", 5);
+	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), -1);
+	assert_contains(err, "host.clocksource: expected a string");
+	free(text);
+	profile_free(&p);
+}
 
 static void full_profile_survives_json_round_trip(void **state)
 {
@@ -716,6 +752,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(full_profile_survives_json_round_trip),
+		cmocka_unit_test(clocksource_is_optional_and_marks_a_coarse_clock),
 		cmocka_unit_test(unavailable_and_not_requested_families_survive_round_trip),
 		cmocka_unit_test(histogram_buckets_are_written_as_log2_ranges),
 		cmocka_unit_test(errno_without_a_glibc_name_keeps_its_own_count),

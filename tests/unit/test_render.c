@@ -51,6 +51,29 @@ static char *render(const struct profile *p, enum render_kind kind, size_t *lenp
 
 /* ---- golden files ------------------------------------------------------- */
 
+/* A jiffies clock is named in the text and the JSON: latencies not measured. */
+static void coarse_clock_is_said_in_text_and_json(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	load_sample(&p);
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_not_contains(text, "clocksource");
+	free(text);
+	strcpy(p.clocksource, "refined-jiffies");
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_contains(text, "note: timed by the refined-jiffies clocksource");
+	assert_contains(text, "counts are exact");
+	free(text);
+	text = render(&p, JSON, NULL);
+	assert_contains(text, "\"clocksource\": \"refined-jiffies\"");
+	assert_contains(text, "\"latency_trustworthy\": false");
+	free(text);
+	profile_free(&p);
+}
+
 static void check_golden(enum render_kind kind, const char *name)
 {
 	struct profile p;
@@ -379,6 +402,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(full_text_report_matches_golden),
+		cmocka_unit_test(coarse_clock_is_said_in_text_and_json),
 		cmocka_unit_test(text_summary_matches_golden),
 		cmocka_unit_test(json_report_matches_golden),
 		cmocka_unit_test(csv_report_matches_golden),
