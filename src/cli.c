@@ -375,10 +375,18 @@ static const char *output_unusable(const char *path, const char *dir, char *why,
 	if (!*path)
 		return "an empty file name";
 	if (lstat(path, &st) == 0) {
-		/* a symlink is fine: write_file_atomic() renames over the link itself */
+		/*
+		 * A symlink is refused: written through, it would let whoever
+		 * planted it choose what a root permscope overwrites, and replaced
+		 * (what write_file_atomic() would do), it would not be where the
+		 * user meant the output to go.
+		 */
+		if (S_ISLNK(st.st_mode))
+			return "a symbolic link (never followed or replaced; remove it, or name "
+			       "the file it points to)";
 		if (S_ISDIR(st.st_mode))
 			return "a directory";
-		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		if (!S_ISREG(st.st_mode))
 			return "not a regular file (the output replaces it; remove it first)";
 	}
 	if (stat(dir, &st)) {
