@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <dirent.h>
+#include <elf.h>
 #include <pwd.h>
 
 #include "testutil.h"
@@ -253,6 +254,8 @@ static void refuse_each(struct bad_file *files, size_t n, const char *const *arg
 			files[i].len = strlen(files[i].text);
 		create(&files[i], path);
 		assert_refused(run(false, args, path, out), 2, path, args, path);
+		if (files[i].says)
+			assert_contains(err_text, files[i].says);
 		free(files[i].text);
 	}
 }
@@ -388,6 +391,26 @@ static void gate_refuses_every_bad_rules_file(void **state)
 
 /* ---- check --btf -------------------------------------------------------- */
 
+/* A vmlinux's ELF header alone: x86-64, section headers said to follow it. */
+static char *elf_header_only(void)
+{
+	Elf64_Ehdr *eh = calloc(1, sizeof(*eh));
+
+	assert_non_null(eh);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_shoff = sizeof(*eh);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 10;
+	return (char *)eh;
+}
+
 static void check_btf_refuses_every_bad_kernel_file(void **state)
 {
 	static const char *const check[] = { "check", "--btf", "FILE", NULL };
@@ -396,8 +419,12 @@ static void check_btf_refuses_every_bad_kernel_file(void **state)
 		TEXT("btf-garbage", strdup("this is no kernel\n")),
 		/* an ELF header cut short, and raw BTF's magic with nothing after it */
 		{ .name = "btf-truncated-elf", .text = memcpy(malloc(8), "\x7f" "ELF\x02\x01\x01\x00", 8),
-		  .len = 8 },
-		{ .name = "btf-truncated-btf", .text = memcpy(malloc(4), "\x9f\xeb\x01\x00", 4), .len = 4 },
+		  .len = 8, .says = "truncated ELF: 8 bytes, less than the 16 of its identification" },
+		/* a whole ELF header whose 10 section headers would follow it: the file ends there */
+		{ .name = "btf-elf-header-only", .text = elf_header_only(), .len = sizeof(Elf64_Ehdr),
+		  .says = "truncated ELF: section headers end at byte 704, past the file's 64 bytes" },
+		{ .name = "btf-truncated-btf", .text = memcpy(malloc(4), "\x9f\xeb\x01\x00", 4), .len = 4,
+		  .says = "not valid BTF" },
 		{ .name = "btf-directory", .make = make_dir },
 		{ .name = "btf-fifo", .make = make_fifo },
 	};
