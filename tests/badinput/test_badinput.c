@@ -346,6 +346,38 @@ static void a_bad_newest_snapshot_in_a_state_dir_is_refused_by_name(void **state
 	each_profile_reader(tmp_path("statedir-none"), "a directory without snapshots", NULL, false);
 }
 
+/*
+ * The largest count a profile holds, 2^63 - 1, in each of the three
+ * filesystems: it is read and shown exactly, the totals saturate instead
+ * of wrapping (three of them pass 2^64), the JSON report does not turn it
+ * negative, and merging the profile with itself is refused.
+ */
+static void the_largest_counts_are_shown_exactly_and_never_wrap(void **state)
+{
+	static const char *const text[] = { "report", "FILE", NULL };
+	static const char *const json[] = { "report", "-j", "FILE", NULL };
+	static const char *const merge[] = { "merge", "-o", "OUT", "FILE", "FILE", NULL };
+	const char *path = tmp_path("largest.json");
+	char *a, *b, *c;
+
+	(void)state;
+	a = replace_once(good_text, "\"checks\": 9000,", "\"checks\": 9223372036854775807,");
+	b = replace_once(a, "\"checks\": 120000,", "\"checks\": 9223372036854775807,");
+	c = replace_once(b, "\"checks\": 48000,", "\"checks\": 9223372036854775807,");
+	write_file(path, c, strlen(c));
+	free(a);
+	free(b);
+	free(c);
+	assert_int_equal(run(false, text, path, NULL), 0);
+	assert_contains(out_text, "  btrfs        9223372036854775807 ");
+	assert_contains(out_text, "  tmpfs        9223372036854775807 ");
+	assert_int_equal(run(false, json, path, NULL), 0);
+	assert_contains(out_text, "\"checks\": 9223372036854775807,");
+	assert_not_contains(out_text, "-9223372036854775808");
+	assert_refused(run(false, merge, path, tmp_path("out/merged.json")), 2,
+		       "adding it takes a count past 9223372036854775807", merge, path);
+}
+
 /* ---- gate --rules ------------------------------------------------------- */
 
 static void gate_refuses_every_bad_rules_file(void **state)
@@ -711,6 +743,7 @@ int main(void)
 		cmocka_unit_test(every_profile_reader_refuses_every_bad_profile),
 		cmocka_unit_test(devices_missing_and_unreadable_profiles_are_refused),
 		cmocka_unit_test(a_bad_newest_snapshot_in_a_state_dir_is_refused_by_name),
+		cmocka_unit_test(the_largest_counts_are_shown_exactly_and_never_wrap),
 		cmocka_unit_test(gate_refuses_every_bad_rules_file),
 		cmocka_unit_test(check_btf_refuses_every_bad_kernel_file),
 		cmocka_unit_test(daemon_refuses_a_state_dir_it_cannot_own),
