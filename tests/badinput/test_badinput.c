@@ -506,6 +506,34 @@ static void daemon_refuses_a_state_dir_it_cannot_own(void **state)
 	assert_refused(run(false, daemon, theirs, NULL), 2, "owned by another user", daemon, theirs);
 }
 
+/* The daemon's --log, which it appends to: a file it cannot open, or a symlink, is refused. */
+static void daemon_refuses_a_log_it_cannot_open(void **state)
+{
+	static const char *const daemon[] = { "daemon", "--log", "FILE", "--state-dir", "OUT", "-d",
+					      "0.1", NULL };
+	const char *link = tmp_path("log-link"), *victim = tmp_path("log-victim");
+	const char *sd = tmp_path("out/sd");
+	char named[PATH_MAX + 128];
+	char *text;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the daemon checks its privileges first */
+	write_file(victim, "old\n", 4);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_refused(run(false, daemon, "/nonexistent-dir/x.log", sd), 2,
+		       "Error: cannot open log /nonexistent-dir/x.log: No such file or directory",
+		       daemon, NULL);
+	snprintf(named, sizeof(named), "Error: cannot open log %s: Is a directory", outdir);
+	assert_refused(run(false, daemon, outdir, sd), 2, named, daemon, NULL);
+	snprintf(named, sizeof(named), "Error: cannot open log %s: a symbolic link (never followed",
+		 link);
+	assert_refused(run(false, daemon, link, sd), 2, named, daemon, NULL);
+	text = slurp(victim, NULL);
+	assert_string_equal(text, "old\n");
+	free(text);
+}
+
 /* ---- outputs ------------------------------------------------------------ */
 
 /* Every command that writes a file, OUT where it goes (all checked before any work). */
@@ -747,6 +775,7 @@ int main(void)
 		cmocka_unit_test(gate_refuses_every_bad_rules_file),
 		cmocka_unit_test(check_btf_refuses_every_bad_kernel_file),
 		cmocka_unit_test(daemon_refuses_a_state_dir_it_cannot_own),
+		cmocka_unit_test(daemon_refuses_a_log_it_cannot_open),
 		cmocka_unit_test(outputs_that_cannot_be_written_are_refused_before_any_work),
 		cmocka_unit_test(an_output_symlink_is_refused_and_neither_it_nor_its_target_changes),
 		cmocka_unit_test(out_of_range_and_conflicting_options_are_bad_usage),
