@@ -443,6 +443,16 @@ static char *elf_header_only(void)
 	return (char *)eh;
 }
 
+/* 513 MiB of nothing (sparse): over the kernel image cap, found from its size alone. */
+static void make_huge_kimage(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 513 << 20), 0);
+	close(fd);
+}
+
 static void check_btf_refuses_every_bad_kernel_file(void **state)
 {
 	static const char *const check[] = { "check", "--btf", "FILE", NULL };
@@ -457,14 +467,17 @@ static void check_btf_refuses_every_bad_kernel_file(void **state)
 		  .says = "truncated ELF: section headers end at byte 704, past the file's 64 bytes" },
 		{ .name = "btf-truncated-btf", .text = memcpy(malloc(4), "\x9f\xeb\x01\x00", 4), .len = 4,
 		  .says = "not valid BTF" },
-		{ .name = "btf-directory", .make = make_dir },
-		{ .name = "btf-fifo", .make = make_fifo },
+		{ .name = "btf-directory", .make = make_dir, .says = "a directory, not a regular file" },
+		{ .name = "btf-fifo", .make = make_fifo, .says = "a FIFO, not a regular file" },
+		{ .name = "btf-over-512MiB", .make = make_huge_kimage, .says = "larger than 512 MiB" },
 	};
 
 	(void)state;
 	refuse_each(files, sizeof(files) / sizeof(files[0]), check, NULL);
 	assert_refused(run(false, check, "/dev/zero", NULL), 2, "/dev/zero: a character device",
 		       check, "/dev/zero");
+	assert_refused(run(false, check, tmp_path("btf-missing"), NULL), 2,
+		       "btf-missing: cannot open: No such file or directory", check, "btf-missing");
 	if (can_be_nobody()) {
 		const char *secret = tmp_path("btf-secret");
 
