@@ -52,8 +52,10 @@ OBJS      := $(SRCS:src/%.c=$(OUT)/%.o)
 # Everything but main.o, shared with the unit tests.
 LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
 
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
+# The unit tests, and the bad-input suite (tests/badinput/), a unit test too:
+# it runs ./permscope on files it makes, with no privileges needed.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c tests/badinput/test_*.c)
+UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
              $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
@@ -192,6 +194,9 @@ $(OUT)/%.o: src/%.c | $(OUT)
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
+$(OUT)/tests/test_%: tests/badinput/test_%.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+
 $(filter $(OUT)/tests/test_live%,$(LIVE_BINS)): $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
@@ -238,7 +243,7 @@ ASAN_OUT   := $(OUT)/asan
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_OBJS  := $(OBJS:$(OUT)/%=$(ASAN_OUT)/%)
 ASAN_LIB_OBJS := $(LIB_OBJS:$(OUT)/%=$(ASAN_OUT)/%)
-ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN_OUT)/tests/%)
+ASAN_UNIT_BINS := $(UNIT_BINS:$(OUT)/tests/%=$(ASAN_OUT)/tests/%)
 SAN_ENV     = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:log_path=$(abspath $(ASAN_OUT)/log/asan) \
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(abspath $(ASAN_OUT)/log/ubsan) \
               LSAN_OPTIONS=suppressions=$(abspath tests/sanitizer.supp):print_suppressions=0
@@ -264,6 +269,9 @@ $(ASAN_OUT)/%.o: src/%.c | $(ASAN_OUT)/tests
 	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(ASAN_OUT)/tests/test_%: tests/unit/test_%.c $(ASAN_LIB_OBJS) | $(ASAN_OUT)/tests
+	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(ASAN_LIB_OBJS) $(LDLIBS) -lcmocka
+
+$(ASAN_OUT)/tests/test_%: tests/badinput/test_%.c $(ASAN_LIB_OBJS) | $(ASAN_OUT)/tests
 	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(ASAN_LIB_OBJS) $(LDLIBS) -lcmocka
 
 $(ASAN_OUT)/tests:

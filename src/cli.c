@@ -276,8 +276,76 @@ const struct argp recording_output_argp = {
 
 /* ---- running a command -------------------------------------------------- */
 
+/*
+ * argp and getopt print a usage error as two lines or three ("permscope
+ * report: unrecognized option '--frob'", then "Try `permscope report
+ * --help' or ..." folded), and exit with argp_err_exit_status (2) from
+ * inside argp_parse().  Every other error is one "Error: " line, so while
+ * argp parses, stderr (which getopt writes to, and which argp takes as its
+ * err_stream) is a memory stream, and what was caught is printed as
+ *
+ *   Error: unrecognized option '--frob'; see 'permscope report --help'
+ *
+ * by an atexit() handler when argp exits, or as it was (a warning) when
+ * parsing goes on.
+ */
+static struct {
+	FILE *stream, *real;
+	char *text;
+	size_t len;
+	const char *cmd; /* "permscope report" */
+} caught;
+
+/* getopt's short-option wording, in the long options' words. */
+static void usage_error_line(const char *line, size_t len, const char *cmd)
+{
+	char opt;
+
+	if (sscanf(line, "invalid option -- '%c'", &opt) == 1)
+		fprintf(stderr, "Error: unrecognized option '-%c'", opt);
+	else if (sscanf(line, "option requires an argument -- '%c'", &opt) == 1)
+		fprintf(stderr, "Error: option '-%c' requires an argument", opt);
+	else
+		fprintf(stderr, "Error: %.*s", (int)len, line);
+	fprintf(stderr, "; see '%s --help'\n", cmd);
+}
+
+static void caught_release(bool exiting)
+{
+	const char *text, *nl, *see;
+	size_t prefix = strlen(caught.cmd);
+
+	if (!caught.stream)
+		return;
+	fclose(caught.stream);
+	caught.stream = NULL;
+	stderr = caught.real;
+	text = caught.text ? caught.text : "";
+	see = strstr(text, "Try `");
+	if (!exiting || !see) {
+		fputs(text, stderr); /* no usage error: what a parser printed, as it was */
+	} else {
+		/* the first line that says what was wrong, without "permscope CMD: " */
+		if (!strncmp(text, caught.cmd, prefix) && !strncmp(text + prefix, ": ", 2))
+			text += prefix + 2;
+		nl = strchr(text, '\n');
+		if (text == see || !nl) /* only the "Try" line: argp_usage() */
+			usage_error_line("wrong arguments", 15, caught.cmd);
+		else
+			usage_error_line(text, nl - text, caught.cmd);
+	}
+	free(caught.text);
+	caught.text = NULL;
+}
+
+static void caught_at_exit(void)
+{
+	caught_release(true);
+}
+
 int parse_command(const struct argp *argp, int argc, char **argv, void *input)
 {
+	static bool registered;
 	char name[64];
 	char *saved = argv[0];
 	int err;
@@ -285,7 +353,17 @@ int parse_command(const struct argp *argp, int argc, char **argv, void *input)
 	/* argp names the program after argv[0] in usage and error lines. */
 	snprintf(name, sizeof(name), "permscope %s", argv[0]);
 	argv[0] = name;
+	caught.cmd = name;
+	caught.real = stderr;
+	caught.stream = open_memstream(&caught.text, &caught.len);
+	if (caught.stream) {
+		if (!registered)
+			atexit(caught_at_exit);
+		registered = true;
+		stderr = caught.stream;
+	}
 	err = argp_parse(argp, argc, argv, 0, NULL, input);
+	caught_release(false);
 	argv[0] = saved;
 	return err;
 }
@@ -297,10 +375,18 @@ static const char *output_unusable(const char *path, const char *dir, char *why,
 	if (!*path)
 		return "an empty file name";
 	if (lstat(path, &st) == 0) {
-		/* a symlink is fine: write_file_atomic() renames over the link itself */
+		/*
+		 * A symlink is refused: written through, it would let whoever
+		 * planted it choose what a root permscope overwrites, and replaced
+		 * (what write_file_atomic() would do), it would not be where the
+		 * user meant the output to go.
+		 */
+		if (S_ISLNK(st.st_mode))
+			return "a symbolic link (never followed or replaced; remove it, or name "
+			       "the file it points to)";
 		if (S_ISDIR(st.st_mode))
 			return "a directory";
-		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		if (!S_ISREG(st.st_mode))
 			return "not a regular file (the output replaces it; remove it first)";
 	}
 	if (stat(dir, &st)) {

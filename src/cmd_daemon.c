@@ -325,7 +325,9 @@ int cmd_daemon(int argc, char **argv)
 		return EXIT_FAIL; /* before the log and the state directory are made */
 	log_detect_journal();
 	if (c.log_path && (ret = log_open(c.log_path))) {
-		pr_err("cannot open log %s: %s", c.log_path, strerror(-ret));
+		/* log_open() opens with O_NOFOLLOW: ELOOP is a symlink at the path */
+		pr_err("cannot open log %s: %s", c.log_path, ret == -ELOOP ?
+		       "a symbolic link (never followed; name the file it points to)" : strerror(-ret));
 		return EXIT_USAGE;
 	}
 	if (statedir_open(&sd, c.state_dir, c.keep, err, sizeof(err))) {

@@ -140,8 +140,10 @@ static const struct argp gate_argp = {
 	"attach mode, or lost events beyond --accept-loss, or a profile predates the "
 	"counter, or too few runs for 'significant'); 2 bad usage or bad input "
 	"(an unreadable or malformed profile or rules file, a rule that does not parse, "
-	"an unknown metric); 4 gate's environment failed (out of memory, the --junit file "
-	"or standard output could not be written), whatever the verdicts.\n\n"
+	"an unknown metric, a --junit FILE in a missing or read-only directory, or that is "
+	"a directory, a symbolic link or no regular file); 4 gate's environment failed "
+	"(out of memory, writing the --junit file or standard output failed, as on a full "
+	"disk), whatever the verdicts.\n\n"
 	"Examples:\n"
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
@@ -398,6 +400,9 @@ int cmd_gate(int argc, char **argv)
 		fputs(default_rules, stdout);
 		return stdout_flushed() ? EXIT_OK : EXIT_ENV;
 	}
+	/* a --junit FILE that cannot be written is bad usage, found before judging */
+	if ((ret = check_output_path(c.junit)) != EXIT_OK)
+		return ret;
 	ret = load_rules(c.rules, &rs);
 	for (size_t i = 0; !ret && i < rs.n; i++)
 		rs.r[i].accept_loss = c.accept_loss;

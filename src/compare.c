@@ -211,10 +211,10 @@ static void hist_pair_text(FILE *out, const char *title, const struct hist *a,
 		hist_range(i, range, sizeof(range));
 		fprintf(out, "  %-19s %8llu |", range, (unsigned long long)a->slots[i]);
 		for (int j = 0; j < width; j++)
-			fputc(j < (int)((a->slots[i] * width + max - 1) / max) ? '@' : ' ', out);
+			fputc(j < bar_length(a->slots[i], max, width) ? '@' : ' ', out);
 		fprintf(out, "| %8llu |", (unsigned long long)b->slots[i]);
 		for (int j = 0; j < width; j++)
-			fputc(j < (int)((b->slots[i] * width + max - 1) / max) ? '#' : ' ', out);
+			fputc(j < bar_length(b->slots[i], max, width) ? '#' : ' ', out);
 		fputs("|\n", out);
 	}
 	fprintf(out, "  p50 %s / %s, p90 %s / %s, p99 %s / %s\n",

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "util.h"
+
 uint64_t hist_lo(unsigned int slot)
 {
 	return slot == 0 ? 0 : 1ULL << slot;
@@ -33,14 +35,20 @@ void hist_range(unsigned int slot, char *buf, size_t size)
 void hist_merge(struct hist *into, const struct hist *from)
 {
 	for (int i = 0; i < HIST_SLOTS; i++)
-		into->slots[i] += from->slots[i];
-	into->count += from->count;
-	into->sum += from->sum;
+		into->slots[i] = sat_add_u64(into->slots[i], from->slots[i]);
+	into->count = sat_add_u64(into->count, from->count);
+	into->sum = sat_add_u64(into->sum, from->sum);
 }
 
 bool hist_empty(const struct hist *h)
 {
 	return h->count == 0;
+}
+
+int bar_length(uint64_t v, uint64_t max, int width)
+{
+	/* in 128 bits: v * width passes 2^64 for a count over 2^64 / width */
+	return max ? (int)(((unsigned __int128)v * width + max - 1) / max) : 0;
 }
 
 void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
@@ -64,7 +72,7 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 	}
 	fprintf(out, "%s%-22s %10s  distribution\n", indent, "ns [lo, hi)", "count");
 	for (int i = first; i <= last; i++) {
-		int bar = (int)((h->slots[i] * width + max - 1) / max);
+		int bar = bar_length(h->slots[i], max, width);
 
 		hist_range(i, range, sizeof(range));
 		fprintf(out, "%s%-22s %10llu  |", indent, range,

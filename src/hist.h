@@ -32,6 +32,8 @@ bool hist_pair_range(const struct hist *a, const struct hist *b, int *first, int
 /* [{lo, hi, count}] of the occupied slots, hi null for the open last one. */
 json_t *hist_buckets_json(const struct hist *h);
 /* Print like bpftrace/print_log2_hist: range, count, bar of `width` chars. */
+/* The bar of count v where max fills width: ceil(v * width / max), exact for any count. */
+int bar_length(uint64_t v, uint64_t max, int width);
 void hist_print(FILE *out, const struct hist *h, const char *indent, int width);
 
 #endif

@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,69 @@ static int parse_btf(const void *data, size_t len, struct kimage *ki, char *err,
 	return 0;
 }
 
+/* An ELF header field of `size` bytes at `off`, in the file's byte order. */
+static uint64_t elf_field(const unsigned char *d, size_t off, size_t size, bool big)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < size; i++)
+		v |= (uint64_t)d[off + (big ? size - 1 - i : i)] << (8 * i);
+	return v;
+}
+
+/*
+ * What libelf does not say: elf_memory() takes a header cut short or
+ * section headers past the end without an error of its own, and
+ * elf_errmsg() then says "no error".  The header and the section header
+ * table must lie inside the file (the ELF header's e_shoff, e_shentsize,
+ * e_shnum: 64-bit and 32-bit layouts).
+ */
+static bool elf_layout_bad(const unsigned char *d, size_t len, char *err, size_t errlen)
+{
+	bool is64, big;
+	size_t ehsize;
+	uint64_t shoff, shentsize, shnum, end;
+
+	if (len < EI_NIDENT) {
+		err_set("truncated ELF: %zu bytes, less than the %d of its identification", len,
+			EI_NIDENT);
+		return true;
+	}
+	if (d[EI_CLASS] != ELFCLASS64 && d[EI_CLASS] != ELFCLASS32) {
+		err_set("corrupt ELF: class %u, neither 32- nor 64-bit", d[EI_CLASS]);
+		return true;
+	}
+	if (d[EI_DATA] != ELFDATA2LSB && d[EI_DATA] != ELFDATA2MSB) {
+		err_set("corrupt ELF: byte order %u, neither little- nor big-endian", d[EI_DATA]);
+		return true;
+	}
+	is64 = d[EI_CLASS] == ELFCLASS64;
+	big = d[EI_DATA] == ELFDATA2MSB;
+	ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	if (len < ehsize) {
+		err_set("truncated ELF: %zu bytes, less than its %zu-byte header", len, ehsize);
+		return true;
+	}
+	shoff = is64 ? elf_field(d, offsetof(Elf64_Ehdr, e_shoff), 8, big)
+		     : elf_field(d, offsetof(Elf32_Ehdr, e_shoff), 4, big);
+	shentsize = elf_field(d, is64 ? offsetof(Elf64_Ehdr, e_shentsize)
+				      : offsetof(Elf32_Ehdr, e_shentsize), 2, big);
+	shnum = elf_field(d, is64 ? offsetof(Elf64_Ehdr, e_shnum) : offsetof(Elf32_Ehdr, e_shnum),
+			  2, big);
+	if (!shoff) {
+		err_set("ELF file without section headers (so without a .BTF section)");
+		return true;
+	}
+	/* e_shnum 0 with a table: the count is in the first header's sh_size (checked by libelf) */
+	end = shoff + (shnum ? shnum : 1) * shentsize;
+	if (shoff > len || end > len || end < shoff) {
+		err_set("truncated ELF: section headers end at byte %llu, past the file's %zu bytes",
+			(unsigned long long)end, len);
+		return true;
+	}
+	return false;
+}
+
 /* The .BTF section of the ELF file DATA as BTF, and the banner's release. */
 static int parse_elf(const unsigned char *data, size_t len, struct kimage *ki, char *err,
 		     size_t errlen)
@@ -104,10 +168,14 @@ static int parse_elf(const unsigned char *data, size_t len, struct kimage *ki, c
 	size_t shstrndx;
 	int ret = -1;
 
+	if (elf_layout_bad(data, len, err, errlen))
+		return -1;
 	elf_version(EV_CURRENT);
 	elf = elf_memory((char *)data, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
-		err_set("truncated or corrupt ELF file: %s", elf_errmsg(-1));
+		int e = elf_errno();
+
+		err_set("corrupt ELF file: %s", e ? elf_errmsg(e) : "libelf cannot read its headers");
 		goto out;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {

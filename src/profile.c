@@ -63,7 +63,7 @@ uint64_t family_lost_total(const struct family_result *r)
 	uint64_t sum = 0;
 
 	for (int i = 0; i < r->nlost; i++)
-		sum += r->lost[i].count;
+		sum = sat_add_u64(sum, r->lost[i].count);
 	return sum;
 }
 

@@ -69,16 +69,28 @@ static const char *value_text(const struct family_schema *fs, int row, const voi
 {
 	if (schema_row_absent(fs, row, absent))
 		return "-";
-	snprintf(buf, size, fs->rows[row].kind == ROW_RATIO ? "%.3f" : "%.0f",
-		 schema_value(fs, row, stats));
+	if (fs->rows[row].kind == ROW_RATIO)
+		snprintf(buf, size, "%.3f", schema_value(fs, row, stats));
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)schema_count(fs, row, stats));
 	return buf;
+}
+
+/*
+ * A count as a JSON integer, which is 64-bit signed: a total over 2^63 - 1
+ * (several profiles' or filesystems' counts added) is given as 2^63 - 1,
+ * the largest a profile holds, instead of wrapping to a negative number.
+ */
+static json_t *json_count(uint64_t v)
+{
+	return json_integer(v > PROFILE_COUNT_MAX ? (json_int_t)PROFILE_COUNT_MAX : (json_int_t)v);
 }
 
 /* ---- text --------------------------------------------------------------- */
 
 static void bar(FILE *out, __u64 v, __u64 max)
 {
-	int n = max ? (int)((v * BAR_WIDTH + max - 1) / max) : 0;
+	int n = bar_length(v, max, BAR_WIDTH);
 
 	fputc('|', out);
 	for (int i = 0; i < BAR_WIDTH; i++)
@@ -400,20 +412,20 @@ static json_t *stats_json(const struct family_schema *fs, const void *stats, uin
 			for (int e = 0; e < EXEC_ERRNO_MAX; e++)
 				if (v[e])
 					json_object_set_new(val, errno_key(e, buf, sizeof(buf)),
-							    json_integer(v[e]));
+							    json_count(v[e]));
 		} else if (schema_row_absent(fs, i, absent)) {
 			val = json_null();
 		} else if (r->kind == ROW_RATIO) {
 			val = json_real(schema_value(fs, i, stats));
 		} else {
-			val = json_integer((json_int_t)schema_value(fs, i, stats));
+			val = json_count(schema_count(fs, i, stats));
 		}
 		json_object_set_new(into, r->name, val);
 		if (r->kind == ROW_OUTCOME) {
 			const struct hist *h = schema_hist(r, stats);
 
-			json_object_set_new(lat, r->name, json_pack("{s:I,s:f}",
-				"count", (json_int_t)h->count,
+			json_object_set_new(lat, r->name, json_pack("{s:o,s:f}",
+				"count", json_count(h->count),
 				"mean_ns", h->count ? (double)h->sum / h->count : 0.0));
 		}
 	}
@@ -448,8 +460,8 @@ static json_t *family_json(const struct profile *p, enum family_id f)
 		json_t *lost = json_object();
 
 		for (int i = 0; i < r->nlost; i++)
-			json_object_set_new(lost, r->lost[i].what, json_integer(r->lost[i].count));
-		json_object_set_new(o, "lost_total", json_integer(family_lost_total(r)));
+			json_object_set_new(lost, r->lost[i].what, json_count(r->lost[i].count));
+		json_object_set_new(o, "lost_total", json_count(family_lost_total(r)));
 		json_object_set_new(o, "lost", lost);
 	}
 	if (schema[f].per_fs) {

@@ -290,6 +290,21 @@ static double sum_of(const struct family_schema *fs, uint32_t terms, const void 
 	return sum;
 }
 
+uint64_t schema_count(const struct family_schema *fs, int row, const void *stats)
+{
+	const struct schema_row *r = &fs->rows[row];
+	uint64_t sum = 0;
+
+	if (r->kind == ROW_COUNT || r->kind == ROW_OUTCOME)
+		return *schema_counter(r, stats);
+	if (r->kind != ROW_SUM)
+		return 0;
+	for (int i = 0; i < fs->nrows; i++)
+		if (r->terms & BIT(i))
+			sum = sat_add_u64(sum, *schema_counter(&fs->rows[i], stats));
+	return sum;
+}
+
 double schema_value(const struct family_schema *fs, int row, const void *stats)
 {
 	const struct schema_row *r = &fs->rows[row];
@@ -329,7 +344,7 @@ void schema_settle(const struct family_schema *fs, void *stats)
 			continue;
 		h = schema_hist(r, stats);
 		for (int s = 0; s < HIST_SLOTS; s++)
-			n += h->slots[s];
+			n = sat_add_u64(n, h->slots[s]);
 		h->count = n;
 		*schema_counter(r, stats) = n;
 	}
@@ -365,7 +380,7 @@ void counters_add(void *into, const void *from, size_t bytes)
 	const __u64 *b = from;
 
 	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
-		a[i] += b[i];
+		a[i] = sat_add_u64(a[i], b[i]);
 }
 
 void counters_sub(void *into, const void *from, size_t bytes)

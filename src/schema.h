@@ -109,6 +109,8 @@ const char *schema_row_key(const struct schema_row *r, char *buf, size_t size);
 bool schema_row_absent(const struct family_schema *fs, int row, uint32_t absent);
 
 /* The value of any row but ERRNOS from one stats struct. */
+/* A COUNT, OUTCOME or SUM row exactly (a SUM saturates at UINT64_MAX); 0 for others. */
+uint64_t schema_count(const struct family_schema *fs, int row, const void *stats);
 double schema_value(const struct family_schema *fs, int row, const void *stats);
 /* A COUNT or OUTCOME's counter, and an OUTCOME's histogram, in `stats`. */
 __u64 *schema_counter(const struct schema_row *r, const void *stats);

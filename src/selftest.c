@@ -479,7 +479,7 @@ static uint64_t sum(const __u64 *v, int n)
 	uint64_t s = 0;
 
 	for (int i = 0; i < n; i++)
-		s += v[i];
+		s = sat_add_u64(s, v[i]);
 	return s;
 }
 

@@ -71,6 +71,18 @@ int write_file_atomic(const char *path, const char *data, size_t len, bool newli
 void fold_words(FILE *out, int col, int margin, int width, const char *text);
 
 /* snprintf that truncates silently (for fixed-size report fields). */
+/*
+ * a + b, or UINT64_MAX where the sum would wrap: every count added from
+ * CPUs, filesystems, outcomes or profiles goes through it, so that a
+ * total is at worst stuck at the top and never small again.
+ */
+static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
 void strlcpy_s(char *dst, const char *src, size_t size);
 
 uint64_t now_realtime_ns(void);

@@ -758,24 +758,45 @@ static int permscope_into_dev_full(const char *first, ...)
 	return status;
 }
 
-/* Exit 4: the gate judged, but could not deliver the verdicts; never 2, which is bad input. */
+/*
+ * Exit 4: the gate judged, but could not deliver the verdicts; never 2,
+ * which is bad input.  A --junit FILE that cannot be written at all is bad
+ * usage, refused before judging (test_badinput has every such case).
+ */
 static void gate_environment_failures_exit_4(void **state)
 {
 	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json");
+	const char *junit = tmp_path("efbig.xml");
 	char msg[700];
 
 	(void)state;
 	write_profiles();
 	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "--junit",
-				   "/nonexistent-dir/x.xml", NULL), 4);
-	assert_contains(err_text, "Error: cannot write /nonexistent-dir/x.xml: No such file or "
-			"directory\n");
+				   "/nonexistent-dir/x.xml", NULL), 2);
+	assert_string_equal(err_text, "Error: /nonexistent-dir/x.xml: cannot write there: directory "
+			    "/nonexistent-dir: No such file or directory\n");
 	assert_string_equal(out_text, "");
 	/* a directory where the JUnit file should go */
-	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "--junit", tmpdir, NULL), 4);
-	snprintf(msg, sizeof(msg), "Error: cannot write %s: ", tmpdir);
-	assert_contains(err_text, msg);
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "--junit", tmpdir, NULL), 2);
+	snprintf(msg, sizeof(msg), "Error: %s: cannot write there: a directory\n", tmpdir);
+	assert_string_equal(err_text, msg);
 	assert_string_equal(out_text, "");
+	/*
+	 * A write that fails after the check: a file size limit of 512 bytes,
+	 * under the JUnit file's size and over the error line's, gives EFBIG as
+	 * a full disk gives ENOSPC.
+	 */
+	{
+		char *argv[] = { "/bin/sh", "-c", "trap '' XFSZ; ulimit -f 1; exec \"$@\"", "sh",
+				 (char *)permscope_bin(), "gate", "-b", (char *)stock, "-n",
+				 (char *)fast, "--junit", (char *)junit, NULL };
+
+		assert_int_equal(run_capture(argv), 4);
+		snprintf(msg, sizeof(msg), "Error: cannot write %s: File too large\n", junit);
+		assert_string_equal(err_text, msg);
+		assert_string_equal(out_text, "");
+		assert_int_equal(access(junit, F_OK), -1);
+	}
 	/* standard output that cannot be written: text, JSON, the default rules */
 	assert_int_equal(permscope_into_dev_full("gate", "-b", stock, "-n", fast, NULL), 4);
 	assert_contains(err_text, "Error: writing to standard output failed: No space left on "

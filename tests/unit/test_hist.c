@@ -9,6 +9,8 @@
 #include "testutil.h"
 
 #include "hist.h"
+#include "schema.h"
+#include "util.h"
 
 static void small_values_fall_in_the_first_buckets(void **state)
 {
@@ -126,6 +128,63 @@ static void printing_an_empty_histogram_says_so(void **state)
 	free(text);
 }
 
+/*
+ * Counts added from CPUs, filesystems or profiles stop at 2^64 - 1 instead
+ * of wrapping to a small number: a profile may hold counts up to 2^63 - 1
+ * each, and three of them already pass 2^64.
+ */
+static void adding_counts_saturates_instead_of_wrapping(void **state)
+{
+	struct hist a = {0}, b = {0};
+	__u64 x[3] = { UINT64_MAX - 1, INT64_MAX, 7 }, y[3] = { 5, INT64_MAX, 8 };
+
+	(void)state;
+	a.slots[3] = UINT64_MAX - 1;
+	a.count = INT64_MAX;
+	a.sum = UINT64_MAX;
+	a.slots[4] = 1;
+	b.slots[3] = 5;
+	b.count = INT64_MAX;
+	b.sum = 1;
+	b.slots[4] = 2;
+	hist_merge(&a, &b);
+	assert_true(a.slots[3] == UINT64_MAX);
+	assert_true(a.count == UINT64_MAX - 1); /* 2 x (2^63 - 1): fits, exact */
+	hist_merge(&a, &b);
+	assert_true(a.count == UINT64_MAX);
+	assert_true(a.sum == UINT64_MAX);
+	assert_true(a.slots[4] == 5); /* small counts stay exact */
+	counters_add(x, y, sizeof(x));
+	assert_true(x[0] == UINT64_MAX);
+	assert_true(x[1] == UINT64_MAX - 1);
+	assert_true(x[2] == 15);
+	counters_add(x, y, sizeof(x));
+	assert_true(x[1] == UINT64_MAX);
+	assert_true(sat_add_u64(UINT64_MAX, UINT64_MAX) == UINT64_MAX);
+	assert_true(sat_add_u64(1, 2) == 3);
+}
+
+/* A bar is exact for any count: count * width used to wrap past 2^64 / width. */
+static void bars_of_huge_counts_are_scaled_exactly(void **state)
+{
+	struct hist h = {0};
+	char *text;
+
+	(void)state;
+	assert_int_equal(bar_length(UINT64_MAX, UINT64_MAX, 10), 10);
+	assert_int_equal(bar_length(UINT64_MAX / 2, UINT64_MAX, 10), 5);
+	assert_int_equal(bar_length(1, UINT64_MAX, 10), 1);
+	assert_int_equal(bar_length(0, UINT64_MAX, 10), 0);
+	assert_int_equal(bar_length(5, 0, 10), 0);
+	h.slots[9] = 1ULL << 63;
+	h.slots[10] = 1ULL << 62;
+	h.count = UINT64_MAX;
+	text = print_to_string(&h);
+	assert_contains(text, "[512, 1024)            9223372036854775808  |@@@@@@@@@@|\n");
+	assert_contains(text, "[1024, 2048)           4611686018427387904  |@@@@@     |\n");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +195,8 @@ int main(void)
 		cmocka_unit_test(printing_shows_only_the_occupied_range_with_scaled_bars),
 		cmocka_unit_test(printing_the_open_bucket_says_inf),
 		cmocka_unit_test(printing_an_empty_histogram_says_so),
+		cmocka_unit_test(adding_counts_saturates_instead_of_wrapping),
+		cmocka_unit_test(bars_of_huge_counts_are_scaled_exactly),
 	};
 
 	return cmocka_run_group_tests_name("hist", tests, NULL, NULL);

@@ -405,8 +405,41 @@ static void garbage_and_elf_without_btf_are_refused(void **state)
 		       "not a bzImage/vmlinuz, vmlinux ELF, raw BTF file or Debian package");
 	assert_refused("", 0, "not a bzImage/vmlinuz");
 	assert_refused(elf, len, "ELF file without a .BTF section");
-	assert_refused(elf, 40, "truncated or corrupt ELF file");
 	assert_refused("\x9f\xeb\x01\x00garbage", 11, "not valid BTF");
+	free(elf);
+}
+
+/* A cut or corrupt ELF header says what is wrong, where libelf said "no error". */
+static void truncated_and_corrupt_elf_headers_are_named(void **state)
+{
+	size_t len, cut;
+	unsigned char *elf = fake_vmlinux(NULL, 0, &len), *bad;
+	Elf64_Ehdr eh;
+	char want[160];
+
+	(void)state;
+	memcpy(&eh, elf, sizeof(eh));
+	assert_refused(elf, 8, "truncated ELF: 8 bytes, less than the 16 of its identification");
+	assert_refused(elf, 40, "truncated ELF: 40 bytes, less than its 64-byte header");
+	/* the section header table cut: the file ends inside it */
+	cut = eh.e_shoff + eh.e_shentsize;
+	assert_true(cut < len);
+	snprintf(want, sizeof(want), "truncated ELF: section headers end at byte %llu, past the "
+		 "file's %zu bytes", (unsigned long long)(eh.e_shoff + eh.e_shnum * eh.e_shentsize),
+		 cut);
+	assert_refused(elf, cut, want);
+	bad = malloc(len);
+	assert_non_null(bad);
+	memcpy(bad, elf, len);
+	bad[EI_CLASS] = 7;
+	assert_refused(bad, len, "corrupt ELF: class 7, neither 32- nor 64-bit");
+	memcpy(bad, elf, len);
+	((Elf64_Ehdr *)bad)->e_shoff = (Elf64_Off)-8;
+	assert_refused(bad, len, "truncated ELF: section headers end at byte");
+	memcpy(bad, elf, len);
+	((Elf64_Ehdr *)bad)->e_shoff = 0;
+	assert_refused(bad, len, "ELF file without section headers");
+	free(bad);
 	free(elf);
 }
 
@@ -651,6 +684,7 @@ int main(void)
 		cmocka_unit_test(debian_package_kernel_in_boot_or_in_usr_lib_modules),
 		cmocka_unit_test(debian_package_without_a_kernel_is_refused),
 		cmocka_unit_test(truncated_bzimage_and_cut_payload_are_refused),
+		cmocka_unit_test(truncated_and_corrupt_elf_headers_are_named),
 		cmocka_unit_test(uncompressed_or_unknown_payload_is_refused),
 		cmocka_unit_test(garbage_and_elf_without_btf_are_refused),
 		cmocka_unit_test(fifo_and_directory_are_refused_without_reading),
