@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <glob.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <spawn.h>
@@ -466,6 +467,35 @@ static inline int live_skip_reason(char *why, size_t len, const char *bin)
 		snprintf(why, len, "no probe family attaches on this kernel: %.*s",
 			 (int)strcspn(err_text, "\n"), err_text);
 	return 0;
+}
+
+/*
+ * Whether the BPF object of kind WHAT ("prog" or "link") and id ID is held
+ * open by process PID, or by any process when PID is 0: a descriptor whose
+ * /proc/PID/fdinfo names its id (a link's names its program's prog_id too).
+ * bpftool's own "pids" needs BPF iterators, which some kernels refuse like
+ * every trampoline.  The live tests tell their own leftovers (held by no
+ * process once the run exited) from programs other sessions hold.
+ */
+static inline bool bpf_object_held(const char *what, long long id, pid_t pid)
+{
+	char pattern[128], dir[64];
+	bool found = false;
+	glob_t g;
+
+	snprintf(dir, sizeof(dir), pid ? "/proc/%d" : "/proc/[0-9]*", (int)pid);
+	snprintf(pattern, sizeof(pattern), "%s/fdinfo/*", dir);
+	snprintf(dir, sizeof(dir), "\n%s_id:\t%lld\n", what, id);
+	if (glob(pattern, GLOB_NOSORT, NULL, &g))
+		return false;
+	for (size_t i = 0; i < g.gl_pathc && !found; i++) {
+		char *text = slurp(g.gl_pathv[i], NULL);
+
+		found = text && strstr(text, dir);
+		free(text);
+	}
+	globfree(&g);
+	return found;
 }
 
 #endif

@@ -63,32 +63,10 @@ static bool listed(json_t *list, json_int_t id)
 	return false;
 }
 
-/*
- * Whether object O (a prog or link, WHAT) is held open by process PID, or
- * by any process when PID is 0: a descriptor whose /proc/PID/fdinfo names
- * its id (bpftool's own "pids" needs BPF iterators, which this kernel
- * refuses like every trampoline).
- */
+/* Whether object O (a prog or link, WHAT) is held open: bpf_object_held(). */
 static bool held_by(const char *what, json_t *o, pid_t pid)
 {
-	json_int_t id = json_integer_value(json_object_get(o, "id"));
-	char pattern[128], dir[64];
-	bool found = false;
-	glob_t g;
-
-	snprintf(dir, sizeof(dir), pid ? "/proc/%d" : "/proc/[0-9]*", (int)pid);
-	snprintf(pattern, sizeof(pattern), "%s/fdinfo/*", dir);
-	snprintf(dir, sizeof(dir), "\n%s_id:\t%lld\n", what, (long long)id);
-	if (glob(pattern, GLOB_NOSORT, NULL, &g))
-		return false;
-	for (size_t i = 0; i < g.gl_pathc && !found; i++) {
-		char *text = slurp(g.gl_pathv[i], NULL);
-
-		found = text && strstr(text, dir);
-		free(text);
-	}
-	globfree(&g);
-	return found;
+	return bpf_object_held(what, json_integer_value(json_object_get(o, "id")), pid);
 }
 
 /*
