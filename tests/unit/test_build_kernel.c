@@ -229,6 +229,59 @@ static void check_tries_the_series_without_making_a_tree(void **state)
 	free(text);
 }
 
+/* tools/permscope-ab ARGS... (NULL-terminated) through run_capture(). */
+static int permscope_ab(const char *first, ...)
+{
+	char *argv[16];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = "tools/permscope-ab";
+	va_start(ap, first);
+	for (const char *a = first; a && n < 15; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_capture(argv);
+}
+
+/*
+ * permscope-ab's bad usage is exit 2 with one Error line, before anything
+ * is fetched, installed, built or booted; so is a patch that does not
+ * apply to a kernel tree, tried before the stock kernel is built.
+ */
+static void permscope_ab_refuses_bad_usage_and_bad_patches_before_any_build(void **state)
+{
+	const char *out = tmp_path("ab");
+
+	(void)state;
+	assert_int_equal(permscope_ab(NULL), 2);
+	assert_contains(err_text, "Error: permscope-ab: --patched is needed");
+	assert_int_equal(permscope_ab("--patched", "bookworm", NULL), 2);
+	assert_contains(err_text, "--stock is needed when --patched is not a kernel source");
+	assert_int_equal(permscope_ab("--stock", "bookworm", "--patched", "sid",
+				      tmp_path("good.patch"), NULL), 2);
+	assert_contains(err_text, "sid is a kernel to boot as it is");
+	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), tmp_path("missing.patch"),
+				      NULL), 2);
+	assert_contains(err_text, "missing.patch: no such file");
+	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), tmp_path("good.patch"),
+				      "--mode", "uprobe", NULL), 2);
+	assert_contains(err_text, "unknown mode 'uprobe'");
+	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), tmp_path("good.patch"),
+				      "--workload", "exec", "--html", tmp_path("ab.html"), NULL), 2);
+	assert_contains(err_text, "--html compares the mixed workload");
+	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), "--stock", tmp_path("linux"),
+				      NULL), 2);
+	assert_contains(err_text, "the same kernel with the same patches");
+	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), tmp_path("good.patch"),
+				      tmp_path("bad.diff"), "--out", out, NULL), 2);
+	assert_contains(err_text, "bad.diff does not apply");
+	assert_contains(err_text, "hunk 2 of fs/namei.c:");
+	/* Nothing fetched or built: no kernel in the results directory. */
+	assert_int_equal(access(tmp_path("ab/kernels"), F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +291,7 @@ int main(void)
 		cmocka_unit_test(key_follows_the_patches_their_order_and_the_config),
 		cmocka_unit_test(patched_tree_starts_from_a_finished_stock_build),
 		cmocka_unit_test(check_tries_the_series_without_making_a_tree),
+		cmocka_unit_test(permscope_ab_refuses_bad_usage_and_bad_patches_before_any_build),
 	};
 
 	return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
