@@ -11,6 +11,9 @@ N_EXEC=${N_EXEC:-500}
 WORKLOADS=${WORKLOADS:-lookup access exec} # tools/permscope-ab narrows these
 MODES=${MODES:-fentry kprobe tracepoint}
 want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
+# The modes of MODES among the given ones: the cases written for fentry and
+# kprobe run in those tools/permscope-ab asks for (--mode) and no other.
+modes_in() { for m; do case " $MODES " in *" $m "*) echo "$m" ;; esac; done; }
 
 rec() { # rec NAME FAMILIES [record options] -- WORKLOAD...
 	name=$1 families=$2
@@ -67,7 +70,7 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	D=$T/deny/d1/d2
 	mkdir -p "$D" "$T/race/d1/d2/d3" && : > "$D/file" && : > "$T/race/d1/d2/d3/file"
 	chmod 0755 "$T/deny" && chmod 0700 "$T/deny/d1"
-	for mode in fentry kprobe; do
+	for mode in $(modes_in fentry kprobe); do
 		four() { echo "$W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & wait"; }
 		rec "four-base-$mode" lookup --mode $mode -- /bin/sh -c "$(four "$F")"
 		rec "four-0750-$mode" lookup --mode $mode -- /bin/sh -c "$(four "$G")"
@@ -119,7 +122,7 @@ else
 	mkdir -p "$CG/inner"
 	if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 		F=/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
-		for mode in fentry kprobe; do
+		for mode in $(modes_in fentry kprobe); do
 			cgrec "cgroup-lookup-$mode" lookup $mode "$W join-cgroup $CG stat 1000 $F &&
 				$W join-cgroup $CG/inner stat 500 $F && $W stat 3000 $F"
 		done
@@ -195,7 +198,7 @@ done
 # own counts go beside each profile.
 load_case() {
 	grep -q " /mnt/tmpfs " /proc/mounts || return 0
-	for mode in fentry kprobe; do
+	for mode in $(modes_in fentry kprobe); do
 		rec "load-$mode" lookup,access,exec --mode $mode -- $W load "${LOAD_SECONDS:-4}" 8 2 \
 			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
 	done
@@ -219,7 +222,7 @@ if want lookup && want access && want exec; then
 			work="$work $W stat 500 /mnt/$fs/$variant/d1/d2/d3/d4/d5/d6/file;"
 		done
 	done
-	for mode in fentry kprobe; do
+	for mode in $(modes_in fentry kprobe); do
 		status=0
 		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -o /out/verify-$mode.json \
 			--families lookup,access,exec --mode $mode -- /bin/sh -c "$work

@@ -6,7 +6,10 @@
  * must fail exactly the gate rule it breaks and pass the others; the broken
  * ones must make `permscope verify` exit 1 with samples of the right kind,
  * while the stock kernel's verify stays clean; the cred layout one must
- * change check --btf's verdict and nothing else.
+ * change check --btf's verdict and nothing else.  permscope-ab runs them in
+ * its default mode, fentry (kprobe mode is the VM suite's, on Debian's
+ * kernels: a minimal 7.2 built from source crashes when a kprobe on
+ * inode_permission is armed a second time, docs/vm.md "Controls").
  *
  * tests/vm/controls (`make vmtest-src`) leaves the results in
  * build/vm/controls/NAME ($PERMSCOPE_VM_CONTROLS/NAME).  Without them,
@@ -164,7 +167,6 @@ static void stock_side_is_clean(const char *name)
 	char a[128], b[128];
 
 	verify_finds(name, "stock", "fentry", 0, NULL);
-	verify_finds(name, "stock", "kprobe", 0, NULL);
 	assert_string_equal(layout_verdict(name, "stock", a, sizeof(a)),
 			    layout_verdict(name, "patched", b, sizeof(b)));
 }
@@ -180,7 +182,6 @@ static void faccessat_unsafe_fails_access_unsafe_and_verify(void **state)
 	stock_side_is_clean(c);
 	/* access-dropcap 500 in verify's workload: every call needed the override */
 	assert_int_equal(verify_finds(c, "patched", "fentry", 1, "access.unsafe"), 500);
-	assert_int_equal(verify_finds(c, "patched", "kprobe", 1, "access.unsafe"), 500);
 }
 
 /* A cred allocated on every call: the fast path lost, nothing wrong. */
@@ -218,8 +219,6 @@ static void lookup_ignore_mode_fails_lookup_violations_and_verify(void **state)
 	gate_fails_only(c, "lookup.violations");
 	stock_side_is_clean(c);
 	if (verify_finds(c, "patched", "fentry", 1, "lookup.ineligible_skip") <= 0)
-		fail_msg("%s: no ineligible skip counted", c);
-	if (verify_finds(c, "patched", "kprobe", 1, "lookup.ineligible_skip") <= 0)
 		fail_msg("%s: no ineligible skip counted", c);
 }
 
