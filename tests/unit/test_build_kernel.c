@@ -71,20 +71,29 @@ static int setup(void **state)
 	return 0;
 }
 
-/* build-kernel ARGS... (NULL-terminated) through run_capture(). */
-static int build_kernel(const char *first, ...)
+/* PROGRAM with the arguments from FIRST on, through run_capture(). */
+static int run_args(const char *program, const char *first, va_list ap)
 {
 	char *argv[16];
 	int n = 0;
-	va_list ap;
 
-	argv[n++] = (char *)script;
-	va_start(ap, first);
+	argv[n++] = (char *)program;
 	for (const char *a = first; a && n < 15; a = va_arg(ap, const char *))
 		argv[n++] = (char *)a;
-	va_end(ap);
 	argv[n] = NULL;
 	return run_capture(argv);
+}
+
+/* build-kernel ARGS... (NULL-terminated). */
+static int build_kernel(const char *first, ...)
+{
+	va_list ap;
+	int status;
+
+	va_start(ap, first);
+	status = run_args(script, first, ap);
+	va_end(ap);
+	return status;
 }
 
 /* The key build-kernel --key prints for the fake tree and these patches. */
@@ -229,20 +238,16 @@ static void check_tries_the_series_without_making_a_tree(void **state)
 	free(text);
 }
 
-/* tools/permscope-ab ARGS... (NULL-terminated) through run_capture(). */
+/* tools/permscope-ab ARGS... (NULL-terminated). */
 static int permscope_ab(const char *first, ...)
 {
-	char *argv[16];
-	int n = 0;
 	va_list ap;
+	int status;
 
-	argv[n++] = "tools/permscope-ab";
 	va_start(ap, first);
-	for (const char *a = first; a && n < 15; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
+	status = run_args("tools/permscope-ab", first, ap);
 	va_end(ap);
-	argv[n] = NULL;
-	return run_capture(argv);
+	return status;
 }
 
 /*
