@@ -110,10 +110,24 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The first line of a one-line file (/proc, /sys) into BUF, "" when unreadable. */
+static void read_first_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (fgets(buf, size, f))
+		buf[strcspn(buf, "\n")] = 0;
+	else
+		buf[0] = 0;
+	fclose(f);
+}
+
 void profile_set_host(struct profile *p)
 {
 	struct utsname u;
-	FILE *f;
 
 	if (uname(&u) == 0) {
 		strlcpy_s(p->hostname, u.nodename, sizeof(p->hostname));
@@ -121,18 +135,9 @@ void profile_set_host(struct profile *p)
 		strlcpy_s(p->kernel_version, u.version, sizeof(p->kernel_version));
 		strlcpy_s(p->machine, u.machine, sizeof(p->machine));
 	}
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f) {
-		if (fgets(p->boot_id, sizeof(p->boot_id), f))
-			p->boot_id[strcspn(p->boot_id, "\n")] = 0;
-		fclose(f);
-	}
-	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
-	if (f) {
-		if (fgets(p->clocksource, sizeof(p->clocksource), f))
-			p->clocksource[strcspn(p->clocksource, "\n")] = 0;
-		fclose(f);
-	}
+	read_first_line("/proc/sys/kernel/random/boot_id", p->boot_id, sizeof(p->boot_id));
+	read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			p->clocksource, sizeof(p->clocksource));
 }
 
 bool profile_clock_is_coarse(const struct profile *p)

@@ -64,7 +64,6 @@ int rules_parse(const char *text, size_t len, const char *file, struct rule_set 
  * opened or read.  A FIFO, device or socket, or a file over RULES_MAX_BYTES,
  * is one line of *errors ("FILE: a FIFO, not a regular file") and returns 1.
  */
-
 int rules_read(const char *path, struct rule_set *out, char **errors);
 void rules_free(struct rule_set *rs);
 

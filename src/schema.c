@@ -313,9 +313,8 @@ double schema_value(const struct family_schema *fs, int row, const void *stats)
 	switch (r->kind) {
 	case ROW_COUNT:
 	case ROW_OUTCOME:
-		return *schema_counter(r, stats);
 	case ROW_SUM:
-		return sum_of(fs, r->terms, stats);
+		return schema_count(fs, row, stats);
 	case ROW_RATIO:
 		whole = sum_of(fs, r->whole, stats);
 		return whole > 0 ? sum_of(fs, r->terms, stats) / whole : 0.0;
