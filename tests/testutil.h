@@ -19,6 +19,7 @@
 #ifndef PERMSCOPE_TESTUTIL_H
 #define PERMSCOPE_TESTUTIL_H
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -496,6 +497,25 @@ static inline bool bpf_object_held(const char *what, long long id, pid_t pid)
 	}
 	globfree(&g);
 	return found;
+}
+
+/*
+ * The ELF header of an x86-64 vmlinux in miniature (test_kimage's images,
+ * test_badinput's cut ones): SHNUM section headers said to start at SHOFF.
+ */
+static inline void fake_elf64_header(Elf64_Ehdr *eh, uint64_t shoff, uint16_t shnum)
+{
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shoff = shoff;
+	eh->e_shnum = shnum;
 }
 
 #endif

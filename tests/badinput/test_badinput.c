@@ -429,17 +429,7 @@ static char *elf_header_only(void)
 	Elf64_Ehdr *eh = calloc(1, sizeof(*eh));
 
 	assert_non_null(eh);
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_shoff = sizeof(*eh);
-	eh->e_shentsize = sizeof(Elf64_Shdr);
-	eh->e_shnum = 10;
+	fake_elf64_header(eh, sizeof(*eh), 10);
 	return (char *)eh;
 }
 

@@ -55,17 +55,7 @@ static unsigned char *fake_vmlinux(const void *btf, size_t btf_len, size_t *len)
 	Elf64_Shdr *s = (Elf64_Shdr *)(d + sh);
 
 	assert_non_null(d);
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_shentsize = sizeof(Elf64_Shdr);
-	eh->e_shoff = sh;
-	eh->e_shnum = 4;
+	fake_elf64_header(eh, sh, 4);
 	eh->e_shstrndx = 3;
 	memcpy(d + ro, rodata, sizeof(rodata));
 	if (btf)
