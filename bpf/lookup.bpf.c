@@ -4,18 +4,26 @@
  *
  * security_inode_permission() (SIP) is called by inode_permission() (IP) on
  * every kernel; lookup's fast path (the merged MAY_EXEC change) calls it
- * directly.  Which of the two made a SIP call is read from the call itself:
- * SIP's return address either lies inside IP (a plain call), or follows a
- * `call inode_permission` instruction (IP tail-called SIP, as on the kernels
- * checked, 6.1 to 7.2: IP's frame is gone and the address is IP's caller's),
- * or follows the fast path's own `call security_inode_permission`.  The
- * rel32 of the call instruction names its target.
+ * directly.  Which of the two made a SIP call is read from the call itself,
+ * and only positive evidence counts: SIP's return address lies inside IP (a
+ * plain call), or follows a `call inode_permission` (IP tail-called SIP, as
+ * on every kernel checked, 6.1 to 7.2: IP's frame is gone and the address
+ * is IP's caller's), or follows a `call security_inode_permission` (the
+ * fast path: a skip).  The rel32 of the call instruction names its target.
+ * Anything else is *unattributed*, counted per reason, never a skip.
+ *
+ * Another tracer can stand in that return slot (docs/kernels.md, "Other
+ * tracers"): a kretprobe on IP or SIP puts its trampoline's address there
+ * and keeps the real one in the task's rethook list (recovered); an fexit
+ * program on IP calls IP's body from its BPF trampoline, whose frame holds
+ * IP's real return address (recovered); a function-graph return hook keeps
+ * it in the task's ret_stack (not recovered: unattributed).
  *
  * So nothing is paired between programs: no depth counter that a missed
  * program or an attach in mid-call puts out of step for good, and no state
  * per task at all when every process is counted.  Each check stands alone.
- * User space finds where the return address sits (calibrate) once, after
- * attach, with one access("/", X_OK) of its own, a known IP -> SIP call.
+ * User space checks the return slot's place (calibrate) once, after attach,
+ * with one access("/", X_OK) of its own, a known IP -> SIP call.
  *
  * The IP program counts the IP calls for directories (what the SIP calls
  * made by IP fall short of was refused before SIP: denied) and the first
@@ -34,7 +42,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load, from /proc/kallsyms and the clocks. */
 const volatile __u64 ip_lo = 0, ip_len = 0;     /* inode_permission() */
+const volatile __u64 sip_lo = 0;                /* security_inode_permission() */
 const volatile __u64 walk_lo = 0, walk_len = 0; /* link_path_walk(): the path walker */
+const volatile __u64 text_lo = 0, text_len = 0; /* core kernel text: its call sites never move */
+const volatile __u64 rethook_tramp = 0; /* arch_rethook_trampoline: a kretprobe's stand-in */
+const volatile __u64 fgraph_tramp = 0;  /* return_to_handler: the function graph tracer's */
 const volatile __u64 realtime_offset_ns = 0;    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 
 /*
@@ -50,9 +62,16 @@ const volatile __u32 bench_stop = 0;
 /*
  * Calibration: user space sets calib_tid to its own thread and calls
  * access("/", X_OK) until ret_off >= 0.  Until then nothing is counted.
+ * A kprobe's frame is SIP's entry stack pointer: the slot is at 0.  A
+ * fentry program's frame is its context, the arguments its trampoline
+ * saved; the slot lies above the trampoline's own return address into SIP
+ * (the anchor), and moves when another program on SIP changes the
+ * trampoline's layout (an fexit adds a slot for the return value): each
+ * check finds the anchor again where it no longer is.
  */
 __u32 calib_tid;
 __s32 ret_off = -1; /* SIP's return address: this many bytes above the program's frame */
+__s32 calib_site = -1; /* what the calibration check resolved to, for user space's message */
 
 /* Process filter verdict per thread (--pid, -- CMD), decided once. */
 struct task_verdict {
@@ -75,13 +94,24 @@ struct {
 } percpu SEC(".maps");
 
 /*
- * What each call site is: a return address with the verdict in how it is
- * stored (one 64-bit word, so never read half written).
+ * What made a SIP call.  The first five are what a return address in
+ * kernel text is, cached per CPU with the verdict in how it is stored (one
+ * 64-bit word, so never read half written).
  */
-enum site { SITE_UNKNOWN, SITE_IP_WALK, SITE_IP_OTHER, SITE_DIRECT_WALK, SITE_DIRECT_OTHER };
+enum site {
+	SITE_UNREAD,       /* the return address, or the call before it, could not be read */
+	SITE_IP_WALK,      /* IP, for the path walker (or by the mask alone: a plain call) */
+	SITE_IP_OTHER,     /* IP, for another caller */
+	SITE_DIRECT_WALK,  /* the walker called SIP itself: its fast path skipped IP */
+	SITE_DIRECT_OTHER, /* another function called SIP itself */
+	SITE_FOREIGN,      /* follows no call of IP or SIP: not attributed */
+	SITE_HOOKED,       /* another tracer's return hook stands in the slot, not recovered */
+	SITE_ORIG,         /* a trampoline on IP called IP's body (resolved further) */
+};
 static const __u64 site_key[] = { /* stored as ret ^ site_key[site] */
 	[SITE_IP_WALK] = 0x5a5a5a5a5a5a5a5aULL, [SITE_IP_OTHER] = 0x3c3c3c3c3c3c3c3cULL,
 	[SITE_DIRECT_WALK] = 0xa5a5a5a5a5a5a5a5ULL, [SITE_DIRECT_OTHER] = 0,
+	[SITE_FOREIGN] = 0xc3c3c3c3c3c3c3c3ULL,
 };
 
 static __always_inline struct lookup_cpu *this_cpu(void)
@@ -166,16 +196,6 @@ static __always_inline bool in_range(__u64 addr, __u64 lo, __u64 len)
 	return addr - lo < len;
 }
 
-/* The target of the `call rel32` that returns to `ret`; 0 when unreadable. */
-static __always_inline __u64 call_target(__u64 ret)
-{
-	__s32 rel;
-
-	if (bpf_probe_read_kernel(&rel, sizeof(rel), (void *)(ret - 4)))
-		return 0;
-	return ret + rel;
-}
-
 /*
  * bpf_rdonly_cast() (a kfunc since 6.2) turns an address into a read-only
  * BTF pointer: a load through it is one instruction, and a fault reads 0,
@@ -186,52 +206,212 @@ static __always_inline __u64 call_target(__u64 ret)
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
-/*
- * Who made the SIP call whose program frame is `frame`: read the return
- * address (a direct load, or one probe read where the kernel has no
- * bpf_rdonly_cast), then ask this CPU's cache of call sites, and decode
- * the call instruction only for a site not seen before.  IP made it when
- * the address lies in IP (a plain call) or follows a call of IP (a tail
- * call: then the address is in IP's caller, the walker or another).
- */
-static __always_inline enum site call_site(struct lookup_cpu *cpu, const void *frame, bool direct_load)
+/* One word of kernel memory; 0 when unreadable. */
+static __always_inline __u64 read_word(const void *addr, bool direct_load)
 {
-	__u32 off = ret_off & 0xff; /* bounded: the verifier needs that for ctx */
-	__u64 ret, *slot, tgt;
-	bool walker;
-	enum site s;
+	__u64 w = 0;
 
 	if (direct_load) {
 		/* any struct whose first member is 8 bytes of scalar will do */
 		const struct timespec64 *word =
-			bpf_rdonly_cast(frame + off, bpf_core_type_id_kernel(struct timespec64));
+			bpf_rdonly_cast(addr, bpf_core_type_id_kernel(struct timespec64));
 
-		ret = word->tv_sec;
-		if (!ret)
-			return SITE_UNKNOWN;
-	} else if (bpf_probe_read_kernel(&ret, sizeof(ret), frame + off)) {
-		return SITE_UNKNOWN;
+		return word->tv_sec;
 	}
+	if (bpf_probe_read_kernel(&w, sizeof(w), addr))
+		return 0;
+	return w;
+}
+
+/* A fentry trampoline's return address into SIP, just past its fentry call. */
+static __always_inline bool sip_anchor(__u64 w)
+{
+	return w - sip_lo < 16;
+}
+
+/*
+ * What the `call rel32` before `ret` called, from positive evidence only:
+ * the opcode byte must be a call (0xe8) and its target IP or SIP (or a call
+ * thunk in the padding before them); a call of IP's body past its fentry
+ * site is a trampoline's (SITE_ORIG).  Anything else is foreign.
+ */
+static __always_inline enum site decode(__u64 ret)
+{
+	bool walker = !walk_len || in_range(ret, walk_lo, walk_len);
+	__u64 w, tgt;
+
+	if (in_range(ret, ip_lo, ip_len))
+		return SITE_IP_WALK; /* IP's caller is not known: by the mask alone */
+	if (bpf_probe_read_kernel(&w, sizeof(w), (void *)(ret - 8)))
+		return SITE_UNREAD;
+	if (((w >> 24) & 0xff) != 0xe8)
+		return SITE_FOREIGN;
+	tgt = ret + (__s64)(__s32)(w >> 32);
+	if (in_range(tgt + 64, ip_lo, 65))
+		return walker ? SITE_IP_WALK : SITE_IP_OTHER;
+	if (tgt - ip_lo < 16)
+		return SITE_ORIG;
+	if (in_range(tgt + 64, sip_lo, 65))
+		return walker ? SITE_DIRECT_WALK : SITE_DIRECT_OTHER;
+	return SITE_FOREIGN;
+}
+
+/*
+ * A kretprobe (rethook) put arch_rethook_trampoline in the slot at `slot`
+ * and pushed {ret_addr, frame = slot} on the task's rethooks list
+ * (arch_rethook_prepare(), 5.19 and later on x86), newest first.  Two
+ * kretprobes on one slot (IP's and SIP's: a tail call shares it) chain: the
+ * newer node keeps the older's trampoline.  The real address behind the
+ * `seen` nodes of this slot already undone, or 0.
+ */
+struct rethook_node___ps {
+	struct llist_node llist;
+	unsigned long ret_addr;
+	unsigned long frame;
+} __attribute__((preserve_access_index));
+
+struct task_struct___ps {
+	struct llist_head rethooks;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 rethook_ret(__u64 slot, int seen)
+{
+	struct task_struct___ps *t = (void *)bpf_get_current_task();
+	struct llist_node *n;
+
+	if (!bpf_core_field_exists(t->rethooks))
+		return 0;
+	n = BPF_CORE_READ(t, rethooks.first);
+	for (int i = 0; i < 16 && n; i++) {
+		struct rethook_node___ps *rh =
+			(void *)n - bpf_core_field_offset(struct rethook_node___ps, llist);
+
+		if (BPF_CORE_READ(rh, frame) == slot && seen-- == 0)
+			return BPF_CORE_READ(rh, ret_addr);
+		n = BPF_CORE_READ(n, next);
+	}
+	return 0;
+}
+
+/* A trampoline's return into IP, just past IP's fentry call. */
+static __always_inline bool ip_anchor(__u64 w)
+{
+	return w - ip_lo < 16;
+}
+
+/*
+ * Where SIP's return slot is above a fentry program's frame: its offset.
+ * An x86 trampoline saves SIP's two arguments (the frame), maybe a slot
+ * for the return value (where an fexit program shares it), then pushes
+ * rbp on what it was entered with: its return address into SIP (the
+ * anchor) and above it the slot, or, in the "jmp" mode of 6.19 and later
+ * (an fexit program there), the slot alone.  So the slot is the third word
+ * above the arguments, or the fourth where the third is the anchor.
+ */
+#define SIP_NARGS 2
+
+static __noinline int find_slot(const void *frame)
+{
+	__u64 w = 0;
+
+	if (bpf_probe_read_kernel(&w, sizeof(w), frame + (SIP_NARGS + 2) * 8))
+		return -1;
+	return sip_anchor(w) ? (SIP_NARGS + 3) * 8 : (SIP_NARGS + 2) * 8;
+}
+
+/* The trampoline's saved rbp: right under the anchor, or under the slot. */
+static __always_inline __u64 saved_rbp(const void *frame, __u32 off)
+{
+	return read_word(frame + ((off - (off == (SIP_NARGS + 3) * 8 ? 16 : 8)) & 0xff), false);
+}
+
+/*
+ * The return address `ret`, read from `slot`, not in this CPU's cache:
+ * what made the check.  `fp` is rbp at SIP's entry: where IP tail-called
+ * SIP from a BPF trampoline's call, the base of that trampoline's frame.
+ * Out of line: only a new call site, or another tracer's hook, comes here.
+ */
+static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u64 fp)
+{
+	bool via_orig = false;
+	enum site s = SITE_HOOKED;
+	int undone = 0;
+
+	for (int hop = 0; hop < 4; hop++) {
+		if (rethook_tramp && ret == rethook_tramp) {
+			ret = rethook_ret(slot, undone++);
+			if (!ret)
+				return SITE_HOOKED;
+			continue;
+		}
+		if (fgraph_tramp && ret == fgraph_tramp)
+			return SITE_HOOKED;
+		s = decode(ret);
+		if (s == SITE_ORIG) {
+			/*
+			 * IP made this check; its return address is in the
+			 * trampoline's frame, above its return into IP if it was
+			 * called, right above the saved rbp if it was jumped to
+			 */
+			if (via_orig || !fp)
+				return SITE_HOOKED;
+			via_orig = true;
+			undone = 0;
+			slot = fp + 8;
+			ret = read_word((void *)slot, false);
+			if (ip_anchor(ret)) {
+				slot = fp + 16;
+				ret = read_word((void *)slot, false);
+			}
+			if (!ret)
+				return SITE_HOOKED;
+			continue;
+		}
+		break;
+	}
+	if (s == SITE_ORIG)
+		return SITE_HOOKED;
+	/* a trampoline called IP: what it returns to must be a call of IP */
+	if (via_orig && s != SITE_IP_WALK && s != SITE_IP_OTHER)
+		return SITE_HOOKED;
+	if (s != SITE_UNREAD && s != SITE_HOOKED && in_range(ret, text_lo, text_len))
+		cpu->sites[(ret >> 1) & (LOOKUP_SITES - 1)] = ret ^ site_key[s];
+	return s;
+}
+
+/*
+ * Who made the SIP call whose program frame is `frame`: read the return
+ * address (a direct load, or one probe read where the kernel has no
+ * bpf_rdonly_cast), then ask this CPU's cache of call sites, and resolve
+ * only a site not seen before or a hooked one.  `tramp`: the frame is a
+ * fentry program's, whose slot is checked against its anchor first.
+ * `fp`: rbp at SIP's entry, where the program has it (kprobe), else 0.
+ */
+static __always_inline enum site call_site(struct lookup_cpu *cpu, const void *frame,
+					   bool direct_load, bool tramp, __u64 fp)
+{
+	__u32 off = ret_off & 0xff; /* bounded: the verifier needs that for ctx */
+	__u64 ret, *slot;
+	enum site s;
+	int found;
+
+	if (tramp && !sip_anchor(read_word(frame + ((off - 8) & 0xff), direct_load))) {
+		found = find_slot(frame);
+		if (found < 0)
+			return SITE_UNREAD;
+		ret_off = found;
+		off = found & 0xff;
+	}
+	ret = read_word(frame + off, direct_load);
+	if (!ret)
+		return SITE_UNREAD;
 	slot = &cpu->sites[(ret >> 1) & (LOOKUP_SITES - 1)];
-	for (s = SITE_IP_WALK; s <= SITE_DIRECT_OTHER; s++)
+	for (s = SITE_IP_WALK; s <= SITE_FOREIGN; s++)
 		if (*slot == (ret ^ site_key[s]))
 			return s;
-	/* Without the walker's address, every walk-shaped check is a walk's. */
-	walker = !walk_len || in_range(ret, walk_lo, walk_len);
-	if (in_range(ret, ip_lo, ip_len)) {
-		s = SITE_IP_WALK; /* IP's caller is not known: by the mask alone */
-	} else {
-		tgt = call_target(ret);
-		if (!tgt)
-			return SITE_UNKNOWN;
-		/* a call may land in the padding before the symbol (call thunks) */
-		if (in_range(tgt + 64, ip_lo, ip_len + 64))
-			s = walker ? SITE_IP_WALK : SITE_IP_OTHER;
-		else
-			s = walker ? SITE_DIRECT_WALK : SITE_DIRECT_OTHER;
-	}
-	*slot = ret ^ site_key[s];
-	return s;
+	if (tramp)
+		fp = saved_rbp(frame, off);
+	return resolve(cpu, ret, (__u64)frame + off, fp);
 }
 
 /* ctime seconds under every layout: i_ctime (<6.6), __i_ctime (6.6-6.10), i_ctime_sec. */
@@ -269,6 +449,7 @@ struct check {
 	__u64 fs_type;
 	__u64 magic;          /* the superblock's s_magic */
 	const void *frame;    /* the program's frame: where ret_off counts from */
+	__u64 fp;             /* rbp at SIP's entry where the program has it (kprobe), else 0 */
 	int mask;
 	struct dir_view d;    /* the inode as SIP sees it */
 };
@@ -302,7 +483,8 @@ static __noinline int sample_ineligible_skip(__u64 inode_addr)
 	return 0;
 }
 
-static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, bool direct_load)
+static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, bool direct_load,
+				      bool tramp)
 {
 	struct lookup_stats *s;
 	enum lookup_reason why;
@@ -312,8 +494,21 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, b
 
 	if (bench_stop == 1)
 		return;
-	site = call_site(cpu, c->frame, direct_load);
-	if (site == SITE_UNKNOWN) {
+	site = call_site(cpu, c->frame, direct_load, tramp, c->fp);
+	/* neither proven skipped nor proven full: counted apart, never judged */
+	switch (site) {
+	case SITE_IP_WALK:
+	case SITE_IP_OTHER:
+	case SITE_DIRECT_WALK:
+	case SITE_DIRECT_OTHER:
+		break;
+	case SITE_HOOKED:
+		cpu->lost.unattributed_return_hook++;
+		return;
+	case SITE_FOREIGN:
+		cpu->lost.unattributed_call_site++;
+		return;
+	default:
 		cpu->lost.call_site_unread++;
 		return;
 	}
@@ -358,23 +553,29 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, b
 }
 
 /*
- * The calibration access("/", X_OK) of user space: find the word above the
- * program's frame that holds SIP's return address, a call of (or a place
- * in) inode_permission.
+ * The calibration access("/", X_OK) of user space: the return slot's place
+ * (a kprobe's at its frame, a fentry program's above the anchor), checked
+ * by what the known IP -> SIP call resolves to.  Another tracer's return
+ * hook on IP may hide it (SITE_HOOKED): the place is known all the same.
  */
-static __always_inline void calibrate(const void *frame)
+static __always_inline void calibrate(struct lookup_cpu *cpu, const void *frame, bool tramp,
+				      __u64 fp)
 {
-	for (int i = 0; i < 32; i++) {
-		__u64 ret = 0, tgt;
+	__s32 off = 0;
+	__u64 ret;
+	enum site s;
 
-		if (bpf_probe_read_kernel(&ret, sizeof(ret), frame + i * 8) || !ret)
-			continue;
-		tgt = in_range(ret, ip_lo, ip_len) ? ip_lo : call_target(ret);
-		if (!in_range(tgt + 64, ip_lo, ip_len + 64))
-			continue;
-		ret_off = i * 8;
-		return;
+	if (tramp) {
+		off = find_slot(frame);
+		if (off < 0)
+			return;
+		fp = saved_rbp(frame, off);
 	}
+	ret = read_word(frame + (off & 0xff), false);
+	s = ret ? resolve(cpu, ret, (__u64)frame + (off & 0xff), fp) : SITE_UNREAD;
+	calib_site = s;
+	if (s == SITE_IP_WALK || s == SITE_IP_OTHER || s == SITE_HOOKED)
+		ret_off = off;
 }
 
 static __always_inline bool calibrating(void)
@@ -422,30 +623,31 @@ static __always_inline void ip_entry(struct inode *inode, int mask)
 		inode->i_op->permission != NULL);
 }
 
-static __always_inline void sip_entry(const void *frame, struct inode *inode, int mask,
-				      bool direct_load)
+static __always_inline void sip_entry(const void *frame, __u64 fp, struct inode *inode, int mask,
+				      bool direct_load, bool tramp)
 {
 	struct lookup_cpu *cpu;
 	struct check c;
 
-	if (!(mask & PS_MAY_EXEC) || !mode_is_dir(inode->i_mode))
+	if (!(mask & PS_MAY_EXEC) || !mode_is_dir(inode->i_mode) || !(cpu = this_cpu()))
 		return;
 	if (ret_off < 0) {
 		if (calibrating())
-			calibrate(frame);
+			calibrate(cpu, frame, tramp, fp);
 		return;
 	}
-	if (!(cpu = this_cpu()) || !counted(cpu))
+	if (!counted(cpu))
 		return;
 	c.inode = inode;
 	c.fs_type = (__u64)inode->i_sb->s_type;
 	c.magic = inode->i_sb->s_magic;
 	c.frame = frame;
+	c.fp = fp;
 	c.mask = mask;
 	c.d.mode = inode->i_mode;
 	c.d.opflags = inode->i_opflags;
 	c.d.acl = acl_of(inode);
-	sip_check(cpu, &c, direct_load);
+	sip_check(cpu, &c, direct_load, tramp);
 }
 
 /* ---- fentry: the arguments are BTF pointers ----------------------------- */
@@ -460,14 +662,14 @@ int BPF_PROG(fentry_inode_permission, struct mnt_idmap *idmap, struct inode *ino
 SEC("fentry/security_inode_permission")
 int BPF_PROG(fentry_security_inode_permission_rdonly_cast, struct inode *inode, int mask)
 {
-	sip_entry(ctx, inode, mask, true);
+	sip_entry(ctx, 0, inode, mask, true, true);
 	return 0;
 }
 
 SEC("fentry/security_inode_permission")
 int BPF_PROG(fentry_security_inode_permission, struct inode *inode, int mask)
 {
-	sip_entry(ctx, inode, mask, false);
+	sip_entry(ctx, 0, inode, mask, false, true);
 	return 0;
 }
 
@@ -493,7 +695,7 @@ int BPF_KPROBE(kprobe_inode_permission_rdonly_cast, struct mnt_idmap *idmap, str
 SEC("kprobe/security_inode_permission")
 int BPF_KPROBE(kprobe_security_inode_permission_rdonly_cast, struct inode *inode, int mask)
 {
-	sip_entry((void *)PT_REGS_SP(ctx), as_inode(inode), mask, true);
+	sip_entry((void *)PT_REGS_SP(ctx), PT_REGS_FP(ctx), as_inode(inode), mask, true, false);
 	return 0;
 }
 
@@ -521,23 +723,26 @@ int BPF_KPROBE(kprobe_security_inode_permission, struct inode *inode, int mask)
 	c.d.mode = BPF_CORE_READ(inode, i_mode);
 	if (!mode_is_dir(c.d.mode))
 		return 0;
+	if (!(cpu = this_cpu()))
+		return 0;
 	if (ret_off < 0) {
 		if (calibrating())
-			calibrate((void *)PT_REGS_SP(ctx));
+			calibrate(cpu, (void *)PT_REGS_SP(ctx), false, PT_REGS_FP(ctx));
 		return 0;
 	}
-	if (!(cpu = this_cpu()) || !counted(cpu))
+	if (!counted(cpu))
 		return 0;
 	c.inode = inode;
 	c.fs_type = (__u64)BPF_CORE_READ(inode, i_sb, s_type);
 	c.magic = BPF_CORE_READ(inode, i_sb, s_magic);
 	c.frame = (void *)PT_REGS_SP(ctx);
+	c.fp = PT_REGS_FP(ctx);
 	c.mask = mask;
 	c.d.opflags = BPF_CORE_READ(inode, i_opflags);
 	c.d.acl = 0;
 	if (bpf_core_field_exists(inode->i_acl))
 		c.d.acl = (__u64)BPF_CORE_READ(inode, i_acl);
-	sip_check(cpu, &c, false);
+	sip_check(cpu, &c, false, false);
 	return 0;
 }
 

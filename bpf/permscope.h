@@ -142,6 +142,13 @@ struct lookup_lost {
 	__u64 no_task_storage; /* a thread's filter verdict could not be stored */
 	__u64 fs_table_full;   /* more filesystems than LOOKUP_FS_SLOTS on a CPU */
 	__u64 call_site_unread; /* a check whose return address could not be read */
+	/*
+	 * Checks neither proven skipped nor proven full (bpf/lookup.bpf.c):
+	 * another tracer's return hook hid SIP's return address and it could
+	 * not be recovered, or the address follows no call of IP or SIP.
+	 */
+	__u64 unattributed_return_hook;
+	__u64 unattributed_call_site;
 };
 
 struct lookup_fs_name {

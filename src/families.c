@@ -186,20 +186,47 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 			    char *why, size_t len)
 {
 	struct lookup_bpf *skel = s;
-	struct ksym_range walk = { .name = "link_path_walk." };
+	enum { IP, SIP, WALK, STEXT, ETEXT, RETHOOK, FGRAPH, NSYMS };
+	struct ksym_range k[NSYMS] = {
+		[IP] = { .name = "inode_permission" },
+		[SIP] = { .name = "security_inode_permission" },
+		[WALK] = { .name = "link_path_walk." },
+		[STEXT] = { .name = "_stext" },
+		[ETEXT] = { .name = "_etext" },
+		/* other tracers' stand-ins for a return address (bpf/lookup.bpf.c) */
+		[RETHOOK] = { .name = "arch_rethook_trampoline" },
+		[FGRAPH] = { .name = "return_to_handler" },
+	};
 	struct timespec rt, mono;
+	int err;
 
 	(void)m;
 	SET_FILTER(skel, o);
-	/* Where inode_permission() is: a check's call site says whether it made it. */
-	if (text_range(o, "inode_permission", (__u64 *)&skel->rodata->ip_lo,
-		       (__u64 *)&skel->rodata->ip_len, why, len))
-		return -ENOENT;
-	/* The path walker, to tell its checks from other callers' (optional). */
-	if (!ksyms_resolve(o->kallsyms, &walk, 1)) {
-		skel->rodata->walk_lo = walk.lo;
-		skel->rodata->walk_len = walk.len;
+	/* Where IP and SIP are: a check's call site says which of them was called. */
+	err = ksyms_resolve(o->kallsyms, k, NSYMS);
+	if (err) {
+		snprintf(why, len, "cannot read kernel addresses from %s: %s%s", o->kallsyms,
+			 strerror(-err), err == -EPERM ? " (kptr_restrict: needs root with CAP_SYSLOG)" : "");
+		return err;
 	}
+	for (int i = IP; i <= SIP; i++)
+		if (!k[i].lo || !k[i].len) {
+			snprintf(why, len, "%s not found in %s", k[i].name, o->kallsyms);
+			return -ENOENT;
+		}
+	skel->rodata->ip_lo = k[IP].lo;
+	skel->rodata->ip_len = k[IP].len;
+	skel->rodata->sip_lo = k[SIP].lo;
+	/* The path walker, to tell its checks from other callers' (optional). */
+	skel->rodata->walk_lo = k[WALK].lo;
+	skel->rodata->walk_len = k[WALK].len;
+	/* Core text, whose call sites are cached; modules' and trampolines' never are. */
+	if (k[STEXT].lo && k[ETEXT].lo > k[STEXT].lo) {
+		skel->rodata->text_lo = k[STEXT].lo;
+		skel->rodata->text_len = k[ETEXT].lo - k[STEXT].lo;
+	}
+	skel->rodata->rethook_tramp = k[RETHOOK].lo;
+	skel->rodata->fgraph_tramp = k[FGRAPH].lo;
 	/* ctime is wall-clock time; the programs only have the monotonic clock. */
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -209,6 +236,24 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 	if (getenv("PERMSCOPE_BENCH_STOP"))
 		skel->rodata->bench_stop = atoi(getenv("PERMSCOPE_BENCH_STOP"));
 	return 0;
+}
+
+/* What the calibration call resolved to (enum site in bpf/lookup.bpf.c). */
+static const char *calib_site_text(int site)
+{
+	switch (site) {
+	case -1:
+		return "was never seen";
+	case 0:
+		return "left a return address that could not be read";
+	case 3:
+	case 4:
+		return "resolved to a direct call of security_inode_permission";
+	case 5:
+		return "returns to no call of inode_permission";
+	default:
+		return "could not be resolved";
+	}
 }
 
 /*
@@ -230,8 +275,8 @@ static int lookup_after_attach(void *s, char *why, size_t len)
 		if (__atomic_load_n(&skel->data->ret_off, __ATOMIC_ACQUIRE) >= 0)
 			return 0;
 	}
-	snprintf(why, len, "calibrate: no return address into inode_permission found above "
-		 "security_inode_permission's frame (64 tries of access(\"/\", X_OK))");
+	snprintf(why, len, "calibrate: the known call inode_permission -> security_inode_permission "
+		 "of access(\"/\", X_OK) %s (64 tries)", calib_site_text(skel->data->calib_site));
 	return -ENOENT;
 }
 
@@ -297,6 +342,8 @@ static int lookup_collect(void *s, struct profile *p)
 	family_add_lost(res, "no_task_storage", lost.no_task_storage);
 	family_add_lost(res, "fs_table_full", lost.fs_table_full);
 	family_add_lost(res, "call_site_unread", lost.call_site_unread);
+	family_add_lost(res, "unattributed_return_hook", lost.unattributed_return_hook);
+	family_add_lost(res, "unattributed_call_site", lost.unattributed_call_site);
 	return 0;
 }
 

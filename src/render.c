@@ -198,18 +198,71 @@ static void row_lines(FILE *out, const struct family_schema *fs, const void *sta
 	}
 }
 
+/*
+ * Lookup checks the programs could attribute neither to the fast path nor
+ * to inode_permission() (bpf/lookup.bpf.c): counted as losses, so verify,
+ * gate and the self-test draw no verdict from them, but said apart.
+ */
+#define UNATTRIBUTED_PREFIX "unattributed_"
+
+static bool lost_unattributed(const struct lost_count *l)
+{
+	return !strncmp(l->what, UNATTRIBUTED_PREFIX, strlen(UNATTRIBUTED_PREFIX));
+}
+
+static const char *unattributed_why(const char *what)
+{
+	if (!strcmp(what, "unattributed_return_hook"))
+		return "another tracer's return probe on inode_permission or "
+		       "security_inode_permission (a kretprobe it could not undo, a "
+		       "function-graph hook) hid the caller";
+	if (!strcmp(what, "unattributed_call_site"))
+		return "the return address follows no call of inode_permission or "
+		       "security_inode_permission";
+	return "no reason recorded";
+}
+
+/* "UNATTRIBUTED: N checks ..." with each reason, when there are any. */
+static void unattributed_text(FILE *out, const struct family_result *r)
+{
+	char line[768];
+	uint64_t total = 0;
+	size_t len;
+
+	for (int i = 0; i < r->nlost; i++)
+		if (lost_unattributed(&r->lost[i]))
+			total = sat_add_u64(total, r->lost[i].count);
+	if (!total)
+		return;
+	len = snprintf(line, sizeof(line), "%llu checks neither proven skipped nor proven "
+		       "full, counted in no row above:", ull(total));
+	for (int i = 0, n = 0; i < r->nlost && len < sizeof(line); i++)
+		if (lost_unattributed(&r->lost[i]) && r->lost[i].count)
+			len += snprintf(line + len, sizeof(line) - len, "%s %llu %s (%s)",
+					n++ ? ";" : "", ull(r->lost[i].count),
+					unattributed_why(r->lost[i].what), r->lost[i].what);
+	if (len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, "; no skip, violation or verdict is "
+			 "drawn from them (docs/kernels.md, \"Other tracers\")");
+	fold_words(out, fprintf(out, "  UNATTRIBUTED:"), 8, 80, line);
+}
+
 /* "LOST: N events ..." when a family could not count everything it saw. */
 static void lost_text(FILE *out, const struct family_result *r)
 {
 	char line[512];
 	size_t len;
-	uint64_t total = family_lost_total(r);
+	uint64_t total = 0;
 
+	unattributed_text(out, r);
+	for (int i = 0; i < r->nlost; i++)
+		if (!lost_unattributed(&r->lost[i]))
+			total = sat_add_u64(total, r->lost[i].count);
 	if (!total)
 		return;
 	len = snprintf(line, sizeof(line), "%llu events not counted (", ull(total));
 	for (int i = 0, n = 0; i < r->nlost && len < sizeof(line); i++)
-		if (r->lost[i].count)
+		if (r->lost[i].count && !lost_unattributed(&r->lost[i]))
 			len += snprintf(line + len, sizeof(line) - len, "%s%s %llu", n++ ? ", " : "",
 					r->lost[i].what, ull(r->lost[i].count));
 	if (len < sizeof(line))

@@ -288,6 +288,37 @@ static void folded_reason_wraps_a_word_that_would_end_at_column_80(void **state)
 	profile_free(&p);
 }
 
+/*
+ * Lookup checks the programs could not attribute (another tracer's return
+ * probe hid the caller) get their own line with the reason, apart from the
+ * LOST line of events not counted, and the JSON keeps them under "lost".
+ */
+static void unattributed_checks_are_said_apart_with_their_reason(void **state)
+{
+	struct profile p;
+	char *text, *json, *line, *save = NULL;
+
+	(void)state;
+	load_sample(&p);
+	p.fam[FAMILY_LOOKUP].lost_known = true;
+	family_add_lost(&p.fam[FAMILY_LOOKUP], "unattributed_return_hook", 25023);
+	family_add_lost(&p.fam[FAMILY_LOOKUP], "fentry_security_inode_permission", 7);
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_contains(text, "  UNATTRIBUTED: 25023 checks neither proven skipped nor proven full");
+	assert_contains(text, "another tracer's return probe on");
+	assert_contains(text, "(unattributed_return_hook)");
+	assert_contains(text, "  LOST: 7 events not counted (fentry_security_inode_permission 7)");
+	assert_null(strstr(text, "LOST: 25030"));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strlen(line) > 80)
+			fail_msg("line of %zu columns: %s", strlen(line), line);
+	json = render(&p, JSON, NULL);
+	assert_contains(json, "\"unattributed_return_hook\": 25023");
+	free(json);
+	free(text);
+	profile_free(&p);
+}
+
 static void not_requested_family_says_so(void **state)
 {
 	struct profile p;
@@ -411,6 +442,7 @@ int main(void)
 		cmocka_unit_test(long_reason_is_folded_at_80_columns),
 		cmocka_unit_test(folded_reason_wraps_a_word_that_would_end_at_column_80),
 		cmocka_unit_test(not_requested_family_says_so),
+		cmocka_unit_test(unattributed_checks_are_said_apart_with_their_reason),
 		cmocka_unit_test(csv_has_a_header_and_four_fields_a_row),
 		cmocka_unit_test(csv_quotes_a_field_with_a_comma_or_a_quote),
 		cmocka_unit_test(text_lists_busiest_filesystem_first_with_its_main_reason),
