@@ -319,10 +319,12 @@ static __noinline int find_slot(const void *frame)
 	return sip_anchor(w) ? (SIP_NARGS + 3) * 8 : (SIP_NARGS + 2) * 8;
 }
 
-/* The trampoline's saved rbp: right under the anchor, or under the slot. */
+/* The trampoline's saved rbp: right under the anchor, or under the slot (jmp mode). */
 static __always_inline __u64 saved_rbp(const void *frame, __u32 off)
 {
-	return read_word(frame + ((off - (off == (SIP_NARGS + 3) * 8 ? 16 : 8)) & 0xff), false);
+	bool anchored = sip_anchor(read_word(frame + ((off - 8) & 0xff), false));
+
+	return read_word(frame + ((off - (anchored ? 16 : 8)) & 0xff), false);
 }
 
 /*

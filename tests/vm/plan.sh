@@ -8,7 +8,7 @@ W=/workload
 N_STAT=${N_STAT:-20000}
 N_ACCESS=${N_ACCESS:-2000}
 N_EXEC=${N_EXEC:-500}
-WORKLOADS=${WORKLOADS:-lookup access exec} # tools/permscope-ab narrows these
+WORKLOADS=${WORKLOADS:-lookup access exec tracers} # tools/permscope-ab narrows these
 MODES=${MODES:-fentry kprobe tracepoint}
 want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
 # The modes of MODES among the given ones: the cases written for fentry and
@@ -231,5 +231,137 @@ if want lookup && want access && want exec; then
 			> /out/verify-$mode.txt 2> /out/verify-$mode.stderr || status=$?
 		echo "$status" > /out/verify-$mode-status.txt
 	done
+fi
+# tracers (test_vm.c, "other tracers"): the same mixed workload of every
+# family recorded alone, then with another tracer on the functions the
+# probes read: bpftrace one-liners (kretprobe, kretfunc, kprobe, kfunc) on
+# inode_permission and security_inode_permission, on the access and exec
+# paths, a second permscope, and the function graph tracer on
+# inode_permission (which hides the caller for good: unattributed).  Each
+# attached before the recording, and (tracers-during-MODE) each attached
+# and detached while one recording runs.  verify and check --self-test run
+# under a kretprobe on inode_permission.  bpftrace is packed into the guest
+# by tests/vm/vmtest when the host has it.
+MIXED_N=2000
+T_F=/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
+T_ACL=/mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6/file
+# the workload, for sh -c: its counts are in tracers.json
+MIXED="$W stat $MIXED_N $T_F && $W stat 200 $T_ACL && $W access 300 &&
+	$W access-dropcap 100 && $W exec-missing 50"
+bt_start() { # bt_start SCRIPT: bpftrace attached, its pid in $bt
+	rm -f /tmp/bt.out
+	timeout 900 /bpftrace -e "$1" > /tmp/bt.out 2>&1 &
+	bt=$!
+	i=0 # bpftrace compiles with LLVM first: a minute or more under TCG
+	until grep -q Attaching /tmp/bt.out 2>/dev/null || [ $i -ge 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 2 # "Attaching N probes..." comes before the last attach
+	grep -q Attaching /tmp/bt.out || { echo "permscope-vm: bpftrace did not attach: $1"; cat /tmp/bt.out; }
+}
+bt_stop() {
+	kill -INT $bt 2>/dev/null
+	i=0
+	while grep -q '^State:[[:space:]]*[^Z]' /proc/$bt/status 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -KILL $bt 2>/dev/null
+	wait $bt
+}
+TRACERS="kretprobe-ip:kretprobe:inode_permission
+kretfunc-ip:kretfunc:inode_permission
+kprobe-ip:kprobe:inode_permission
+kfunc-sip:kfunc:security_inode_permission
+kretprobe-sip:kretprobe:security_inode_permission
+kretfunc-sip:kretfunc:security_inode_permission
+kretprobe-ae:kretprobe:do_faccessat,kretprobe:prepare_creds,kretprobe:__x64_sys_execve,kretprobe:mm_alloc
+kretfunc-ae:kretfunc:do_faccessat,kretfunc:prepare_creds,kretfunc:__x64_sys_execve,kretfunc:mm_alloc
+kfunc-ae:kfunc:do_faccessat,kfunc:prepare_creds,kfunc:__x64_sys_execve,kfunc:mm_alloc"
+if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmpfs " /proc/mounts; then
+	mkdir -p /mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6
+	: > "$T_F" && : > "$T_ACL" && $W setacl /mnt/tmpfs/acl/d1/d2/d3
+	printf '{"stat": %d, "stat_acl": 200, "access": 300, "access_dropcap": 100, "exec_missing": 50}\n' \
+		$MIXED_N > /out/tracers.json
+	if [ ! -x /bpftrace ]; then
+		echo "no bpftrace in the guest (apt-get install bpftrace on the host)" > /out/tracers-skipped.txt
+	else
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+		for mode in $(modes_in fentry kprobe); do
+			rec "tracers-solo-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+		done
+		echo "$TRACERS" | while IFS=: read -r tracer probes; do
+			bt_start "$probes { @n = count(); }"
+			for mode in $(modes_in fentry kprobe); do
+				rec "tracers-$tracer-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+			done
+			bt_stop
+			cp /tmp/bt.out "/out/tracers-$tracer-bt.txt"
+		done
+		# a second permscope: a daemon of every family in the same mode
+		for mode in $(modes_in fentry kprobe); do
+			$P daemon --interval 1 --state-dir /tmp/psd2 --listen 127.0.0.1:9465 \
+				--families lookup,access,exec --mode $mode 2> /tmp/psd2.err &
+			d2=$!
+			wait_for /tmp/psd2.err "listening on"
+			rec "tracers-permscope-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+			kill -TERM $d2
+			wait $d2
+		done
+		# the function graph tracer on inode_permission: unattributed, never judged
+		if echo inode_permission > /sys/kernel/tracing/set_graph_function &&
+			echo function_graph > /sys/kernel/tracing/current_tracer; then
+			for mode in $(modes_in fentry kprobe); do
+				rec "tracers-fgraph-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+				status=0
+				$P verify -q -o "/out/tracers-fgraph-verify-$mode.json" --families lookup \
+					--mode $mode -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
+				echo $status > "/out/tracers-fgraph-verify-$mode-status.txt"
+			done
+			echo nop > /sys/kernel/tracing/current_tracer
+			echo > /sys/kernel/tracing/set_graph_function
+		fi
+		# verify and the self-test under a kretprobe on inode_permission
+		bt_start 'kretprobe:inode_permission { @n = count(); }'
+		for mode in $(modes_in fentry kprobe); do
+			status=0
+			$P verify -q -o "/out/tracers-verify-$mode.json" --families lookup,access,exec \
+				--mode $mode -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
+			echo $status > "/out/tracers-verify-$mode-status.txt"
+		done
+		$P check --json > /out/tracers-check.json 2> /out/tracers-check.stderr
+		bt_stop
+		# attached and detached during one recording: every tracer in turn
+		for mode in $(modes_in fentry kprobe); do
+			rm -f /tmp/during.err
+			$P record --families lookup,access,exec --mode $mode --comm workload -d 600 \
+				-o "/out/tracers-during-$mode.json" > /dev/null 2> /tmp/during.err &
+			rd=$!
+			wait_for /tmp/during.err Recording
+			phases=1
+			/bin/sh -c "$MIXED"
+			for probes in kretprobe:inode_permission kretfunc:inode_permission \
+				kprobe:inode_permission kfunc:security_inode_permission; do
+				bt_start "$probes { @n = count(); }"
+				/bin/sh -c "$MIXED"
+				bt_stop
+				/bin/sh -c "$MIXED"
+				phases=$((phases + 2))
+			done
+			$P daemon --interval 1 --state-dir /tmp/psd3 --listen 127.0.0.1:9466 \
+				--families lookup,access,exec --mode $mode 2> /tmp/psd3.err &
+			d3=$!
+			wait_for /tmp/psd3.err "listening on"
+			/bin/sh -c "$MIXED"
+			kill -TERM $d3
+			wait $d3
+			/bin/sh -c "$MIXED"
+			phases=$((phases + 2))
+			kill -INT $rd
+			wait $rd || echo "permscope-vm: tracers-during-$mode recording failed"
+			echo $phases > "/out/tracers-during-$mode-phases.txt"
+		done
+	fi
 fi
 echo "permscope-vm: plan finished"

@@ -431,6 +431,7 @@ static __u64 checks_lost(const struct profile *p)
 	for (int i = 0; i < r->nlost; i++)
 		if (strstr(r->lost[i].what, "security_inode_permission") ||
 		    !strcmp(r->lost[i].what, "call_site_unread") ||
+		    !strncmp(r->lost[i].what, "unattributed_", 13) ||
 		    !strcmp(r->lost[i].what, "fs_table_full"))
 			n += r->lost[i].count;
 	return n;
@@ -1048,6 +1049,314 @@ static int setup(void **state)
 	return 0;
 }
 
+/* ---- other tracers on the same functions (tests/vm/plan.sh, "tracers") --- */
+
+/*
+ * Another tool's probes on the functions the families read must change no
+ * count: each profile of the mixed workload recorded beside a tracer is
+ * the one recorded alone, filesystem by filesystem and outcome by outcome.
+ * A count may differ only where the tool said it lost events, and then by
+ * no more (on sid's 7.2 a preempted fentry program is skipped: reported).
+ */
+static const char *const tracer_cases[] = {
+	"kretprobe-ip", "kretfunc-ip", "kprobe-ip", "kfunc-sip", "kretprobe-sip",
+	"kretfunc-sip", "kretprobe-ae", "kretfunc-ae", "kfunc-ae", "permscope",
+};
+
+/* The results hold the tracer cases, or the test is skipped saying why. */
+static void need_tracers(int k)
+{
+	char path[700];
+	struct stat st;
+
+	NEED(k);
+	snprintf(path, sizeof(path), "%s/tracers-skipped.txt", results[k]);
+	if (!stat(path, &st)) {
+		print_message("skipped: %s: no bpftrace in %s's guest\n", path, kernels[k]);
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/tracers-solo-fentry.json", results[k]);
+	if (stat(path, &st)) {
+		print_message("skipped: %s has no tracer cases (a plan without them)\n", results[k]);
+		skip();
+	}
+}
+
+/* A test over every kernel that has results: skipped when none has. */
+static void need_any(void)
+{
+	for (int k = 0; k < KERNELS; k++)
+		if (have[k])
+			return;
+	NEED(0);
+}
+
+/* Kernel k's recording of the mixed workload alone and tracers-CASE-MODE. */
+static void load_pair(int k, const char *tcase, const char *mode, struct profile *alone,
+		      struct profile *p)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "tracers-solo-%s", mode);
+	load(k, name, alone);
+	snprintf(name, sizeof(name), "tracers-%s-%s", tcase, mode);
+	load(k, name, p);
+}
+
+static __u64 lost_of(const struct profile *p, enum family_id f, const char *prefix)
+{
+	const struct family_result *r = &p->fam[f];
+	__u64 n = 0;
+
+	for (int i = 0; i < r->nlost; i++)
+		if (!prefix || !strncmp(r->lost[i].what, prefix, strlen(prefix)))
+			n += r->lost[i].count;
+	return n;
+}
+
+/* GOT is SCALE x WANT exactly, or within what either recording lost. */
+static void same_count(const char *label, const char *what, __u64 got, __u64 want, __u64 scale,
+		       __u64 lost)
+{
+	__u64 w = want * scale, d = got > w ? got - w : w - got;
+
+	if (d > lost)
+		fail_msg("%s: %s is %llu, alone %llu%s (lost %llu)", label, what,
+			 (unsigned long long)got, (unsigned long long)w, scale > 1 ? " in all" : "",
+			 (unsigned long long)lost);
+}
+
+/*
+ * Every count of `got` is `scale` times alone's.  `all_fs`: every
+ * filesystem's row (a recording of the same command); else tmpfs's alone
+ * (a --comm recording, which leaves out the shell).
+ */
+static void same_counts(const char *label, const struct profile *got, const struct profile *alone,
+			__u64 scale, bool all_fs)
+{
+	__u64 lost[FAMILY_COUNT];
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (got->fam[f].status != FAMILY_OK)
+			fail_msg("%s: the %s family did not attach", label, family_name(f));
+		assert_true(got->fam[f].lost_known);
+		lost[f] = lost_of(got, f, NULL) + scale * lost_of(alone, f, NULL);
+		if (lost_of(got, f, "unattributed_"))
+			fail_msg("%s: %llu %s checks unattributed", label,
+				 (unsigned long long)lost_of(got, f, "unattributed_"), family_name(f));
+	}
+	for (size_t i = 0; i < alone->nfs; i++) {
+		const struct lookup_stats *a = &alone->fs[i].s;
+		const struct fs_result *r = find_fs(got, alone->fs[i].name);
+		const struct lookup_stats *g;
+		char what[96];
+
+		if (!all_fs && strcmp(alone->fs[i].name, "tmpfs"))
+			continue;
+		if (!r)
+			fail_msg("%s: no %s row, alone %llu checks", label, alone->fs[i].name,
+				 (unsigned long long)a->checks);
+		g = &r->s;
+#define SAME(field) do {                                                              \
+	snprintf(what, sizeof(what), "%s " #field, alone->fs[i].name);                \
+	same_count(label, what, g->field, a->field, scale, lost[FAMILY_LOOKUP]);      \
+} while (0)
+		SAME(checks);
+		SAME(did_skip);
+		SAME(would_skip);
+		SAME(walk_would_skip);
+		SAME(ip_calls);
+		for (int o = 0; o < LOOKUP_ORIGINS; o++)
+			SAME(origin[o]);
+		for (int w = 1; w < LOOKUP_REASONS; w++)
+			SAME(ineligible[w]);
+#undef SAME
+		assert_int_equal(g->violations, 0);
+	}
+	for (int o = 0; o < ACCESS_OUTCOMES; o++)
+		same_count(label, "access calls", got->access.calls[o], alone->access.calls[o], scale,
+			   lost[FAMILY_ACCESS]);
+	for (int o = EXEC_ENOENT_EARLY; o <= EXEC_ENOENT_LATE; o++)
+		same_count(label, "exec ENOENT", got->exec.calls[o], alone->exec.calls[o], scale,
+			   lost[FAMILY_EXEC]);
+	if (all_fs)
+		same_count(label, "exec mm_allocs", got->exec.mm_allocs, alone->exec.mm_allocs, scale,
+			   lost[FAMILY_EXEC]);
+}
+
+/* The solo recording holds the mixed workload's known counts. */
+static void check_solo(int k, const char *mode, const struct profile *p)
+{
+	json_t *params = load_json(k, "tracers.json");
+	__u64 stat = json_integer_value(json_object_get(params, "stat"));
+	__u64 acl = json_integer_value(json_object_get(params, "stat_acl"));
+	__u64 acc = json_integer_value(json_object_get(params, "access"));
+	__u64 drop = json_integer_value(json_object_get(params, "access_dropcap"));
+	__u64 miss = json_integer_value(json_object_get(params, "exec_missing"));
+	const struct fs_result *t = fs_of(p, "tmpfs");
+
+	json_decref(params);
+	if (lost_of(p, FAMILY_LOOKUP, NULL) + lost_of(p, FAMILY_ACCESS, NULL) +
+	    lost_of(p, FAMILY_EXEC, NULL))
+		fail_msg("%s tracers-solo-%s lost events", kernels[k], mode);
+	/* /mnt/tmpfs/{base,acl}/d1/.../d6 are 8 tmpfs directories a walk */
+	assert_int_equal(t->s.checks, 8 * (stat + acl));
+	assert_int_equal(t->s.ineligible[LOOKUP_INEL_ACL], acl); /* d3 */
+	assert_int_equal(sum(p->access.calls, ACCESS_OUTCOMES), acc + drop);
+	assert_int_equal(p->access.calls[ACCESS_NEEDED], drop);
+	assert_int_equal(p->exec.calls[EXEC_ENOENT_EARLY] + p->exec.calls[EXEC_ENOENT_LATE], miss);
+}
+
+static void check_tracers_before(int k)
+{
+	need_tracers(k);
+	for (size_t m = 0; m < 2; m++) {
+		struct profile alone;
+		char name[96];
+
+		snprintf(name, sizeof(name), "tracers-solo-%s", stress_modes[m]);
+		load(k, name, &alone);
+		check_solo(k, stress_modes[m], &alone);
+		profile_free(&alone);
+		for (size_t t = 0; t < sizeof(tracer_cases) / sizeof(tracer_cases[0]); t++) {
+			struct profile p;
+			char label[160];
+
+			load_pair(k, tracer_cases[t], stress_modes[m], &alone, &p);
+			snprintf(label, sizeof(label), "%s tracers-%s-%s", kernels[k], tracer_cases[t],
+				 stress_modes[m]);
+			same_counts(label, &p, &alone, 1, true);
+			profile_free(&p);
+			profile_free(&alone);
+		}
+	}
+}
+
+static void bookworm_6_1_counts_are_unchanged_by_other_tracers_attached_before(void **state)
+{
+	(void)state;
+	check_tracers_before(BOOKWORM);
+}
+
+static void trixie_6_12_counts_are_unchanged_by_other_tracers_attached_before(void **state)
+{
+	(void)state;
+	check_tracers_before(TRIXIE);
+}
+
+static void sid_counts_are_unchanged_by_other_tracers_attached_before(void **state)
+{
+	(void)state;
+	check_tracers_before(SID);
+}
+
+/* One recording, tracers attached and detached in it: phases x the solo counts. */
+static void tracers_attached_during_a_recording_change_no_count(void **state)
+{
+	(void)state;
+	need_any();
+	for (int k = 0; k < KERNELS; k++) {
+		if (!have[k])
+			continue;
+		need_tracers(k);
+		for (size_t m = 0; m < 2; m++) {
+			struct profile alone, p;
+			char name[96], label[160], *phases;
+
+			load_pair(k, "during", stress_modes[m], &alone, &p);
+			snprintf(name, sizeof(name), "tracers-during-%s-phases.txt", stress_modes[m]);
+			phases = load_text(k, name);
+			snprintf(label, sizeof(label), "%s tracers-during-%s", kernels[k],
+				 stress_modes[m]);
+			assert_int_equal(atoi(phases), 11);
+			same_counts(label, &p, &alone, atoi(phases), false);
+			free(phases);
+			profile_free(&p);
+			profile_free(&alone);
+		}
+	}
+}
+
+/*
+ * The function graph tracer keeps IP's real return address where no probe
+ * reads it: the checks IP made are unattributed, never skips or
+ * violations; the walk's own SIP calls (sid's fast path) stay exact, and
+ * verify cannot judge (3).
+ */
+static void function_graph_on_inode_permission_leaves_checks_unattributed_not_skipped(void **state)
+{
+	(void)state;
+	need_any();
+	for (int k = 0; k < KERNELS; k++) {
+		if (!have[k])
+			continue;
+		need_tracers(k);
+		for (size_t m = 0; m < 2; m++) {
+			struct profile alone, p;
+			__u64 checks = 0, alone_checks = 0, unattr;
+			char name[96], *status;
+
+			load_pair(k, "fgraph", stress_modes[m], &alone, &p);
+			unattr = lost_of(&p, FAMILY_LOOKUP, "unattributed_return_hook");
+			assert_true(unattr > 0);
+			for (size_t i = 0; i < alone.nfs; i++) {
+				const struct fs_result *r = find_fs(&p, alone.fs[i].name);
+
+				alone_checks += alone.fs[i].s.checks;
+				assert_int_equal(r ? r->s.did_skip : 0, alone.fs[i].s.did_skip);
+			}
+			for (size_t i = 0; i < p.nfs; i++) {
+				checks += p.fs[i].s.checks;
+				assert_int_equal(p.fs[i].s.violations, 0);
+			}
+			assert_int_equal(checks + unattr, alone_checks);
+			snprintf(name, sizeof(name), "tracers-fgraph-verify-%s-status.txt",
+				 stress_modes[m]);
+			status = load_text(k, name);
+			assert_int_equal(atoi(status), 3);
+			free(status);
+			profile_free(&p);
+			profile_free(&alone);
+		}
+	}
+}
+
+/* With bpftrace's kretprobe on inode_permission: verify clean, the self-test's answers. */
+static void verify_and_self_test_hold_under_a_kretprobe_on_inode_permission(void **state)
+{
+	(void)state;
+	need_any();
+	for (int k = 0; k < KERNELS; k++) {
+		json_t *check, *st;
+
+		if (!have[k])
+			continue;
+		need_tracers(k);
+		for (size_t m = 0; m < 2; m++) {
+			char name[96], *status;
+
+			snprintf(name, sizeof(name), "tracers-verify-%s-status.txt", stress_modes[m]);
+			status = load_text(k, name);
+			if (atoi(status) != 0)
+				fail_msg("%s: verify under kretprobe:inode_permission in %s mode exited %s",
+					 kernels[k], stress_modes[m], status);
+			free(status);
+		}
+		check = load_json(k, "tracers-check.json");
+		st = json_object_get(json_object_get(check, "self_test"), "verdicts");
+		for (int i = 0; i < 3; i++) {
+			json_t *v = json_object_get(st, self_test_keys[i]);
+			const char *got = json_string_value(json_object_get(v, "answer"));
+
+			if (!got || strcmp(got, self_test_expected[k][i]))
+				fail_msg("%s: self-test %s under kretprobe:inode_permission: \"%s\", "
+					 "alone \"%s\"", kernels[k], self_test_keys[i], got ? got : "(none)",
+					 self_test_expected[k][i]);
+		}
+		json_decref(check);
+	}
+}
+
 /* ---- permscope verify (tests/vm/plan.sh, "verify") ---------------------- */
 
 /*
@@ -1267,6 +1576,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(gate_default_rules_on_whole_kernels),
 		cmocka_unit_test(verify_is_clean_on_the_pinned_kernels_workloads),
 		cmocka_unit_test(load_of_more_tasks_than_cpus_is_counted_exactly_in_fentry_and_kprobe_mode),
+		cmocka_unit_test(bookworm_6_1_counts_are_unchanged_by_other_tracers_attached_before),
+		cmocka_unit_test(trixie_6_12_counts_are_unchanged_by_other_tracers_attached_before),
+		cmocka_unit_test(sid_counts_are_unchanged_by_other_tracers_attached_before),
+		cmocka_unit_test(tracers_attached_during_a_recording_change_no_count),
+		cmocka_unit_test(function_graph_on_inode_permission_leaves_checks_unattributed_not_skipped),
+		cmocka_unit_test(verify_and_self_test_hold_under_a_kretprobe_on_inode_permission),
 	};
 
 	if (argc == 2 && !strcmp(argv[1], "--kernel-table"))
