@@ -94,20 +94,10 @@ struct {
 } percpu SEC(".maps");
 
 /*
- * What made a SIP call.  The first five are what a return address in
- * kernel text is, cached per CPU with the verdict in how it is stored (one
- * 64-bit word, so never read half written).
+ * A call site's kind (enum lookup_site, bpf/permscope.h) is cached per CPU
+ * with the verdict in how it is stored (one 64-bit word, so never read
+ * half written).
  */
-enum site {
-	SITE_UNREAD,       /* the return address, or the call before it, could not be read */
-	SITE_IP_WALK,      /* IP, for the path walker (or by the mask alone: a plain call) */
-	SITE_IP_OTHER,     /* IP, for another caller */
-	SITE_DIRECT_WALK,  /* the walker called SIP itself: its fast path skipped IP */
-	SITE_DIRECT_OTHER, /* another function called SIP itself */
-	SITE_FOREIGN,      /* follows no call of IP or SIP: not attributed */
-	SITE_HOOKED,       /* another tracer's return hook stands in the slot, not recovered */
-	SITE_ORIG,         /* a trampoline on IP called IP's body (resolved further) */
-};
 static const __u64 site_key[] = { /* stored as ret ^ site_key[site] */
 	[SITE_IP_WALK] = 0x5a5a5a5a5a5a5a5aULL, [SITE_IP_OTHER] = 0x3c3c3c3c3c3c3c3cULL,
 	[SITE_DIRECT_WALK] = 0xa5a5a5a5a5a5a5a5ULL, [SITE_DIRECT_OTHER] = 0,
@@ -235,7 +225,7 @@ static __always_inline bool sip_anchor(__u64 w)
  * thunk in the padding before them); a call of IP's body past its fentry
  * site is a trampoline's (SITE_ORIG).  Anything else is foreign.
  */
-static __always_inline enum site decode(__u64 ret)
+static __always_inline enum lookup_site decode(__u64 ret)
 {
 	bool walker = !walk_len || in_range(ret, walk_lo, walk_len);
 	__u64 w, tgt;
@@ -336,7 +326,7 @@ static __always_inline __u64 saved_rbp(const void *frame, __u32 off)
 static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u64 fp)
 {
 	bool via_orig = false;
-	enum site s = SITE_HOOKED;
+	enum lookup_site s = SITE_HOOKED;
 	int undone = 0;
 
 	for (int hop = 0; hop < 4; hop++) {
@@ -389,12 +379,12 @@ static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u
  * fentry program's, whose slot is checked against its anchor first.
  * `fp`: rbp at SIP's entry, where the program has it (kprobe), else 0.
  */
-static __always_inline enum site call_site(struct lookup_cpu *cpu, const void *frame,
+static __always_inline enum lookup_site call_site(struct lookup_cpu *cpu, const void *frame,
 					   bool direct_load, bool tramp, __u64 fp)
 {
 	__u32 off = ret_off & 0xff; /* bounded: the verifier needs that for ctx */
 	__u64 ret, *slot;
-	enum site s;
+	enum lookup_site s;
 	int found;
 
 	if (tramp && !sip_anchor(read_word(frame + ((off - 8) & 0xff), direct_load))) {
@@ -491,7 +481,7 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, b
 	struct lookup_stats *s;
 	enum lookup_reason why;
 	enum lookup_origin o;
-	enum site site;
+	enum lookup_site site;
 	bool direct;
 
 	if (bench_stop == 1)
@@ -565,7 +555,7 @@ static __always_inline void calibrate(struct lookup_cpu *cpu, const void *frame,
 {
 	__s32 off = 0;
 	__u64 ret;
-	enum site s;
+	enum lookup_site s;
 
 	if (tramp) {
 		off = find_slot(frame);

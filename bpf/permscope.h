@@ -151,6 +151,22 @@ struct lookup_lost {
 	__u64 unattributed_call_site;
 };
 
+/*
+ * What made a SIP call, as the lookup programs resolve it from its return
+ * address (bpf/lookup.bpf.c).  The first five are what an address in
+ * kernel text is, and are cached; user space names the calibration call's.
+ */
+enum lookup_site {
+	SITE_UNREAD,       /* the return address, or the call before it, could not be read */
+	SITE_IP_WALK,      /* IP, for the path walker (or by the mask alone: a plain call) */
+	SITE_IP_OTHER,     /* IP, for another caller */
+	SITE_DIRECT_WALK,  /* the walker called SIP itself: its fast path skipped IP */
+	SITE_DIRECT_OTHER, /* another function called SIP itself */
+	SITE_FOREIGN,      /* follows no call of IP or SIP: not attributed */
+	SITE_HOOKED,       /* another tracer's return hook stands in the slot, not recovered */
+	SITE_ORIG,         /* a trampoline on IP called IP's body (resolved further) */
+};
+
 struct lookup_fs_name {
 	char name[FS_NAME_LEN];
 };

@@ -137,18 +137,27 @@ static int percpu_sum(struct bpf_map *map, const void *key, void *out, size_t si
 	return err;
 }
 
+/* ksyms_resolve() on the probes' kallsyms, with `why` filled when it fails. */
+static int resolve_ksyms(const struct probe_opts *o, struct ksym_range *r, int n, char *why,
+			 size_t wlen)
+{
+	int err = ksyms_resolve(o->kallsyms, r, n);
+
+	if (err)
+		snprintf(why, wlen, "cannot read kernel addresses from %s: %s%s", o->kallsyms,
+			 strerror(-err), err == -EPERM ? " (kptr_restrict: needs root with CAP_SYSLOG)" : "");
+	return err;
+}
+
 /* Kernel text ranges for the tracepoint mode's call_site match, resolved once. */
 static int text_range(const struct probe_opts *o, const char *fn, __u64 *lo, __u64 *len,
 		      char *why, size_t wlen)
 {
 	struct ksym_range r = { .name = fn };
-	int err = ksyms_resolve(o->kallsyms, &r, 1);
+	int err = resolve_ksyms(o, &r, 1, why, wlen);
 
-	if (err) {
-		snprintf(why, wlen, "cannot read kernel addresses from %s: %s%s", o->kallsyms,
-			 strerror(-err), err == -EPERM ? " (kptr_restrict: needs root with CAP_SYSLOG)" : "");
+	if (err)
 		return err;
-	}
 	if (!r.lo || !r.len) {
 		snprintf(why, wlen, "%s not found in %s", fn, o->kallsyms);
 		return -ENOENT;
@@ -203,12 +212,9 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 	(void)m;
 	SET_FILTER(skel, o);
 	/* Where IP and SIP are: a check's call site says which of them was called. */
-	err = ksyms_resolve(o->kallsyms, k, NSYMS);
-	if (err) {
-		snprintf(why, len, "cannot read kernel addresses from %s: %s%s", o->kallsyms,
-			 strerror(-err), err == -EPERM ? " (kptr_restrict: needs root with CAP_SYSLOG)" : "");
+	err = resolve_ksyms(o, k, NSYMS, why, len);
+	if (err)
 		return err;
-	}
 	for (int i = IP; i <= SIP; i++)
 		if (!k[i].lo || !k[i].len) {
 			snprintf(why, len, "%s not found in %s", k[i].name, o->kallsyms);
@@ -238,18 +244,18 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 	return 0;
 }
 
-/* What the calibration call resolved to (enum site in bpf/lookup.bpf.c). */
+/* What the calibration call resolved to (-1: it was never seen). */
 static const char *calib_site_text(int site)
 {
 	switch (site) {
 	case -1:
 		return "was never seen";
-	case 0:
+	case SITE_UNREAD:
 		return "left a return address that could not be read";
-	case 3:
-	case 4:
+	case SITE_DIRECT_WALK:
+	case SITE_DIRECT_OTHER:
 		return "resolved to a direct call of security_inode_permission";
-	case 5:
+	case SITE_FOREIGN:
 		return "returns to no call of inode_permission";
 	default:
 		return "could not be resolved";
