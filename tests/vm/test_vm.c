@@ -1082,13 +1082,23 @@ static void need_tracers(int k)
 	}
 }
 
-/* A test over every kernel that has results: skipped when none has. */
-static void need_any(void)
+/*
+ * check(k) on every kernel that has results, each of which must hold the
+ * tracer cases; the test is skipped, saying why, when none has results.
+ */
+static void each_kernel_with_tracers(void (*check)(int k))
 {
-	for (int k = 0; k < KERNELS; k++)
-		if (have[k])
-			return;
-	NEED(0);
+	bool any = false;
+
+	for (int k = 0; k < KERNELS; k++) {
+		if (!have[k])
+			continue;
+		need_tracers(k);
+		check(k);
+		any = true;
+	}
+	if (!any)
+		NEED(0);
 }
 
 /* Kernel k's recording of the mixed workload alone and tracers-CASE-MODE. */
@@ -1251,30 +1261,28 @@ static void sid_counts_are_unchanged_by_other_tracers_attached_before(void **sta
 }
 
 /* One recording, tracers attached and detached in it: phases x the solo counts. */
+static void check_tracers_during(int k)
+{
+	for (size_t m = 0; m < 2; m++) {
+		struct profile alone, p;
+		char name[96], label[160], *phases;
+
+		load_pair(k, "during", stress_modes[m], &alone, &p);
+		snprintf(name, sizeof(name), "tracers-during-%s-phases.txt", stress_modes[m]);
+		phases = load_text(k, name);
+		snprintf(label, sizeof(label), "%s tracers-during-%s", kernels[k], stress_modes[m]);
+		assert_int_equal(atoi(phases), 11);
+		same_counts(label, &p, &alone, atoi(phases), false);
+		free(phases);
+		profile_free(&p);
+		profile_free(&alone);
+	}
+}
+
 static void tracers_attached_during_a_recording_change_no_count(void **state)
 {
 	(void)state;
-	need_any();
-	for (int k = 0; k < KERNELS; k++) {
-		if (!have[k])
-			continue;
-		need_tracers(k);
-		for (size_t m = 0; m < 2; m++) {
-			struct profile alone, p;
-			char name[96], label[160], *phases;
-
-			load_pair(k, "during", stress_modes[m], &alone, &p);
-			snprintf(name, sizeof(name), "tracers-during-%s-phases.txt", stress_modes[m]);
-			phases = load_text(k, name);
-			snprintf(label, sizeof(label), "%s tracers-during-%s", kernels[k],
-				 stress_modes[m]);
-			assert_int_equal(atoi(phases), 11);
-			same_counts(label, &p, &alone, atoi(phases), false);
-			free(phases);
-			profile_free(&p);
-			profile_free(&alone);
-		}
-	}
+	each_kernel_with_tracers(check_tracers_during);
 }
 
 /*
@@ -1283,78 +1291,75 @@ static void tracers_attached_during_a_recording_change_no_count(void **state)
  * violations; the walk's own SIP calls (sid's fast path) stay exact, and
  * verify cannot judge (3).
  */
-static void function_graph_on_inode_permission_leaves_checks_unattributed_not_skipped(void **state)
+static void check_function_graph(int k)
 {
-	(void)state;
-	need_any();
-	for (int k = 0; k < KERNELS; k++) {
-		if (!have[k])
-			continue;
-		need_tracers(k);
-		for (size_t m = 0; m < 2; m++) {
-			struct profile alone, p;
-			__u64 checks = 0, alone_checks = 0, unattr;
-			char name[96], *status;
+	for (size_t m = 0; m < 2; m++) {
+		struct profile alone, p;
+		__u64 checks = 0, alone_checks = 0, unattr;
+		char name[96], *status;
 
-			load_pair(k, "fgraph", stress_modes[m], &alone, &p);
-			unattr = lost_of(&p, FAMILY_LOOKUP, "unattributed_return_hook");
-			assert_true(unattr > 0);
-			for (size_t i = 0; i < alone.nfs; i++) {
-				const struct fs_result *r = find_fs(&p, alone.fs[i].name);
+		load_pair(k, "fgraph", stress_modes[m], &alone, &p);
+		unattr = lost_of(&p, FAMILY_LOOKUP, "unattributed_return_hook");
+		assert_true(unattr > 0);
+		for (size_t i = 0; i < alone.nfs; i++) {
+			const struct fs_result *r = find_fs(&p, alone.fs[i].name);
 
-				alone_checks += alone.fs[i].s.checks;
-				assert_int_equal(r ? r->s.did_skip : 0, alone.fs[i].s.did_skip);
-			}
-			for (size_t i = 0; i < p.nfs; i++) {
-				checks += p.fs[i].s.checks;
-				assert_int_equal(p.fs[i].s.violations, 0);
-			}
-			assert_int_equal(checks + unattr, alone_checks);
-			snprintf(name, sizeof(name), "tracers-fgraph-verify-%s-status.txt",
-				 stress_modes[m]);
-			status = load_text(k, name);
-			assert_int_equal(atoi(status), 3);
-			free(status);
-			profile_free(&p);
-			profile_free(&alone);
+			alone_checks += alone.fs[i].s.checks;
+			assert_int_equal(r ? r->s.did_skip : 0, alone.fs[i].s.did_skip);
 		}
+		for (size_t i = 0; i < p.nfs; i++) {
+			checks += p.fs[i].s.checks;
+			assert_int_equal(p.fs[i].s.violations, 0);
+		}
+		assert_int_equal(checks + unattr, alone_checks);
+		snprintf(name, sizeof(name), "tracers-fgraph-verify-%s-status.txt", stress_modes[m]);
+		status = load_text(k, name);
+		assert_int_equal(atoi(status), 3);
+		free(status);
+		profile_free(&p);
+		profile_free(&alone);
 	}
 }
 
+static void function_graph_on_inode_permission_leaves_checks_unattributed_not_skipped(void **state)
+{
+	(void)state;
+	each_kernel_with_tracers(check_function_graph);
+}
+
 /* With bpftrace's kretprobe on inode_permission: verify clean, the self-test's answers. */
+static void check_verify_under_kretprobe(int k)
+{
+	json_t *check, *st;
+
+	for (size_t m = 0; m < 2; m++) {
+		char name[96], *status;
+
+		snprintf(name, sizeof(name), "tracers-verify-%s-status.txt", stress_modes[m]);
+		status = load_text(k, name);
+		if (atoi(status) != 0)
+			fail_msg("%s: verify under kretprobe:inode_permission in %s mode exited %s",
+				 kernels[k], stress_modes[m], status);
+		free(status);
+	}
+	check = load_json(k, "tracers-check.json");
+	st = json_object_get(json_object_get(check, "self_test"), "verdicts");
+	for (int i = 0; i < 3; i++) {
+		json_t *v = json_object_get(st, self_test_keys[i]);
+		const char *got = json_string_value(json_object_get(v, "answer"));
+
+		if (!got || strcmp(got, self_test_expected[k][i]))
+			fail_msg("%s: self-test %s under kretprobe:inode_permission: \"%s\", alone \"%s\"",
+				 kernels[k], self_test_keys[i], got ? got : "(none)",
+				 self_test_expected[k][i]);
+	}
+	json_decref(check);
+}
+
 static void verify_and_self_test_hold_under_a_kretprobe_on_inode_permission(void **state)
 {
 	(void)state;
-	need_any();
-	for (int k = 0; k < KERNELS; k++) {
-		json_t *check, *st;
-
-		if (!have[k])
-			continue;
-		need_tracers(k);
-		for (size_t m = 0; m < 2; m++) {
-			char name[96], *status;
-
-			snprintf(name, sizeof(name), "tracers-verify-%s-status.txt", stress_modes[m]);
-			status = load_text(k, name);
-			if (atoi(status) != 0)
-				fail_msg("%s: verify under kretprobe:inode_permission in %s mode exited %s",
-					 kernels[k], stress_modes[m], status);
-			free(status);
-		}
-		check = load_json(k, "tracers-check.json");
-		st = json_object_get(json_object_get(check, "self_test"), "verdicts");
-		for (int i = 0; i < 3; i++) {
-			json_t *v = json_object_get(st, self_test_keys[i]);
-			const char *got = json_string_value(json_object_get(v, "answer"));
-
-			if (!got || strcmp(got, self_test_expected[k][i]))
-				fail_msg("%s: self-test %s under kretprobe:inode_permission: \"%s\", "
-					 "alone \"%s\"", kernels[k], self_test_keys[i], got ? got : "(none)",
-					 self_test_expected[k][i]);
-		}
-		json_decref(check);
-	}
+	each_kernel_with_tracers(check_verify_under_kretprobe);
 }
 
 /* ---- permscope verify (tests/vm/plan.sh, "verify") ---------------------- */
