@@ -43,6 +43,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by user space before load, from /proc/kallsyms and the clocks. */
 const volatile __u64 ip_lo = 0, ip_len = 0;     /* inode_permission() */
 const volatile __u64 sip_lo = 0;                /* security_inode_permission() */
+/* Bytes of padding (__pfx_) before each, where a call thunk may take a call. */
+const volatile __u64 ip_pad = 0, sip_pad = 0;
 const volatile __u64 walk_lo = 0, walk_len = 0; /* link_path_walk(): the path walker */
 const volatile __u64 text_lo = 0, text_len = 0; /* core kernel text: its call sites never move */
 const volatile __u64 rethook_tramp = 0; /* arch_rethook_trampoline: a kretprobe's stand-in */
@@ -213,6 +215,29 @@ static __always_inline __u64 read_word(const void *addr, bool direct_load)
 	return w;
 }
 
+/*
+ * The two adjacent words at `addr` in one read: a fentry program's anchor
+ * and the return slot above it cost one probe read where there is no
+ * bpf_rdonly_cast, not two.  Both 0 when unreadable.
+ */
+static __always_inline void read_pair(const void *addr, bool direct_load, __u64 *lo, __u64 *hi)
+{
+	__u64 w[2] = {};
+
+	if (direct_load) {
+		/* timespec64 is two 8-byte scalars */
+		const struct timespec64 *pair =
+			bpf_rdonly_cast(addr, bpf_core_type_id_kernel(struct timespec64));
+
+		*lo = pair->tv_sec;
+		*hi = pair->tv_nsec;
+		return;
+	}
+	bpf_probe_read_kernel(w, sizeof(w), addr);
+	*lo = w[0];
+	*hi = w[1];
+}
+
 /* A fentry trampoline's return address into SIP, just past its fentry call. */
 static __always_inline bool sip_anchor(__u64 w)
 {
@@ -221,9 +246,11 @@ static __always_inline bool sip_anchor(__u64 w)
 
 /*
  * What the `call rel32` before `ret` called, from positive evidence only:
- * the opcode byte must be a call (0xe8) and its target IP or SIP (or a call
- * thunk in the padding before them); a call of IP's body past its fentry
- * site is a trampoline's (SITE_ORIG).  Anything else is foreign.
+ * the opcode byte must be a call (0xe8) and its target IP or SIP, or a call
+ * thunk in their own padding (6.2 and later: the __pfx_ symbol's bytes, and
+ * no further, where another function could start); a call of IP's body
+ * past its fentry site is a trampoline's (SITE_ORIG).  Anything else is
+ * foreign.
  */
 static __always_inline enum lookup_site decode(__u64 ret)
 {
@@ -237,11 +264,11 @@ static __always_inline enum lookup_site decode(__u64 ret)
 	if (((w >> 24) & 0xff) != 0xe8)
 		return SITE_FOREIGN;
 	tgt = ret + (__s64)(__s32)(w >> 32);
-	if (in_range(tgt + 64, ip_lo, 65))
+	if (in_range(tgt + ip_pad, ip_lo, ip_pad + 1))
 		return walker ? SITE_IP_WALK : SITE_IP_OTHER;
 	if (tgt - ip_lo < 16)
 		return SITE_ORIG;
-	if (in_range(tgt + 64, sip_lo, 65))
+	if (in_range(tgt + sip_pad, sip_lo, sip_pad + 1))
 		return walker ? SITE_DIRECT_WALK : SITE_DIRECT_OTHER;
 	return SITE_FOREIGN;
 }
@@ -376,25 +403,30 @@ static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u
  * address (a direct load, or one probe read where the kernel has no
  * bpf_rdonly_cast), then ask this CPU's cache of call sites, and resolve
  * only a site not seen before or a hooked one.  `tramp`: the frame is a
- * fentry program's, whose slot is checked against its anchor first.
+ * fentry program's, whose slot is read with the anchor under it, and checked.
  * `fp`: rbp at SIP's entry, where the program has it (kprobe), else 0.
  */
 static __always_inline enum lookup_site call_site(struct lookup_cpu *cpu, const void *frame,
 					   bool direct_load, bool tramp, __u64 fp)
 {
 	__u32 off = ret_off & 0xff; /* bounded: the verifier needs that for ctx */
-	__u64 ret, *slot;
+	__u64 anchor, ret, *slot;
 	enum lookup_site s;
 	int found;
 
-	if (tramp && !sip_anchor(read_word(frame + ((off - 8) & 0xff), direct_load))) {
-		found = find_slot(frame);
-		if (found < 0)
-			return SITE_UNREAD;
-		ret_off = found;
-		off = found & 0xff;
+	if (tramp) {
+		read_pair(frame + ((off - 8) & 0xff), direct_load, &anchor, &ret);
+		if (!sip_anchor(anchor)) {
+			found = find_slot(frame);
+			if (found < 0)
+				return SITE_UNREAD;
+			ret_off = found;
+			off = found & 0xff;
+			ret = read_word(frame + off, direct_load);
+		}
+	} else {
+		ret = read_word(frame + off, direct_load);
 	}
-	ret = read_word(frame + off, direct_load);
 	if (!ret)
 		return SITE_UNREAD;
 	slot = &cpu->sites[(ret >> 1) & (LOOKUP_SITES - 1)];

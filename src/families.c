@@ -191,14 +191,23 @@ static int exec_configure(void *s, const struct probe_opts *o, enum attach_mode 
 			  (__u64 *)&skel->rodata->mm_alloc_len, why, len);
 }
 
+/* The bytes of a function's __pfx_ padding right before it (at most 64), or 0. */
+static __u64 padding(const struct ksym_range *pfx, __u64 fn)
+{
+	return pfx->lo && pfx->lo < fn && fn - pfx->lo <= 64 ? fn - pfx->lo : 0;
+}
+
 static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mode m,
 			    char *why, size_t len)
 {
 	struct lookup_bpf *skel = s;
-	enum { IP, SIP, WALK, STEXT, ETEXT, RETHOOK, FGRAPH, NSYMS };
+	enum { IP, SIP, IP_PFX, SIP_PFX, WALK, STEXT, ETEXT, RETHOOK, FGRAPH, NSYMS };
 	struct ksym_range k[NSYMS] = {
 		[IP] = { .name = "inode_permission" },
 		[SIP] = { .name = "security_inode_permission" },
+		/* their padding, where call thunks (6.2+, CALL_PADDING) take calls */
+		[IP_PFX] = { .name = "__pfx_inode_permission" },
+		[SIP_PFX] = { .name = "__pfx_security_inode_permission" },
 		[WALK] = { .name = "link_path_walk." },
 		[STEXT] = { .name = "_stext" },
 		[ETEXT] = { .name = "_etext" },
@@ -223,6 +232,8 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 	skel->rodata->ip_lo = k[IP].lo;
 	skel->rodata->ip_len = k[IP].len;
 	skel->rodata->sip_lo = k[SIP].lo;
+	skel->rodata->ip_pad = padding(&k[IP_PFX], k[IP].lo);
+	skel->rodata->sip_pad = padding(&k[SIP_PFX], k[SIP].lo);
 	/* The path walker, to tell its checks from other callers' (optional). */
 	skel->rodata->walk_lo = k[WALK].lo;
 	skel->rodata->walk_len = k[WALK].len;
