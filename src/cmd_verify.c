@@ -68,7 +68,7 @@ static const struct argp verify_cmd_argp = {
 	"                          caller's fsuid/fsgid or capabilities needed it.\n"
 	"                          (access.avoidable, a cred allocated that was not\n"
 	"                          needed, is the stock behaviour: information only.)\n"
-	"  lookup.ineligible_skip  path lookup skipped the full permission check of a\n"
+	"  lookup.violations       path lookup skipped the full permission check of a\n"
 	"                          directory that is not world-searchable, has an ACL\n"
 	"                          or did not opt in (one changed in the last 2 s is\n"
 	"                          'racing': information only).\n"

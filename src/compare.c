@@ -11,13 +11,6 @@
 #include "hist.h"
 #include "metrics.h"
 
-static bool metrics_has_fs(const struct profile *p, const char *fs)
-{
-	for (size_t i = 0; i < p->nfs; i++)
-		if (!strcmp(p->fs[i].name, fs))
-			return true;
-	return false;
-}
 
 /* The place of a metric in its family's compare_shown list ("[]": any fs), or -1. */
 static int shown_rank(const char *name)
@@ -155,7 +148,7 @@ void compare_value_text(char *buf, size_t len, const struct sample_summary *s, b
 
 bool compare_significant(const struct compare_row *r)
 {
-	return r->w.valid && r->w.p < COMPARE_ALPHA;
+	return r->w.valid && r->w.p < STATS_ALPHA;
 }
 
 static void row_text(FILE *out, const struct compare_row *r, const char *label)
@@ -223,14 +216,11 @@ static void hist_pair_text(FILE *out, const char *title, const struct hist *a,
 		dur(t[4], hist_quantile(a, 0.99)), dur(t[5], hist_quantile(b, 0.99)));
 }
 
-double compare_fs_ratio(const struct profile *p, const char *fs, const char *ratio)
+double compare_fs_ratio(const struct profile *p, const char *fs, enum lookup_row ratio)
 {
-	int row = schema_row_index(FAMILY_LOOKUP, ratio);
+	const struct fs_result *r = profile_find_fs(p, fs);
 
-	for (size_t i = 0; i < p->nfs; i++)
-		if (!strcmp(p->fs[i].name, fs))
-			return schema_value(&schema[FAMILY_LOOKUP], row, &p->fs[i].s);
-	return 0;
+	return r ? schema_value(&schema[FAMILY_LOOKUP], ratio, &r->s) : 0;
 }
 
 static void bar_pct(FILE *out, double v, char c, int width)
@@ -250,10 +240,10 @@ static void skip_bars_text(FILE *out, const struct compare *c)
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < sides[s]->nfs; i++) {
 			const char *fs = sides[s]->fs[i].name;
-			double a = compare_fs_ratio(c->base, fs, "did_skip_ratio"),
-			       b = compare_fs_ratio(c->new, fs, "did_skip_ratio");
+			double a = compare_fs_ratio(c->base, fs, L_DID_SKIP_RATIO),
+			       b = compare_fs_ratio(c->new, fs, L_DID_SKIP_RATIO);
 
-			if (s && metrics_has_fs(c->base, fs))
+			if (s && profile_find_fs(c->base, fs))
 				continue; /* listed with the base's filesystems */
 			fprintf(out, "  %-12s %5.1f%% ", fs, 100 * a);
 			bar_pct(out, a, '@', 20);
@@ -271,7 +261,7 @@ void compare_text(FILE *out, const struct compare *c)
 		c->new_name, c->new->kernel_release, compare_runs(c->new), compare_runs(c->new) > 1 ? "s" : "");
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
 		fprintf(out, "  mean±sd over runs; Welch's t-test, ~ marks p >= %.2f (not significant)\n",
-			COMPARE_ALPHA);
+			STATS_ALPHA);
 	for (int side = 0; side < 2; side++) {
 		const struct profile *p = side ? c->new : c->base;
 
@@ -409,7 +399,7 @@ int compare_json(FILE *out, const struct compare *c)
 			"runs", (json_int_t)compare_runs(c->base),
 		"new", "path", c->new_name, "kernel", c->new->kernel_release,
 			"runs", (json_int_t)compare_runs(c->new),
-		"test", "welch-t", "alpha", COMPARE_ALPHA,
+		"test", "welch-t", "alpha", STATS_ALPHA,
 		"families", fams);
 	if (json_array_size(bench))
 		json_object_set_new(root, "benchmarks", bench);

@@ -35,7 +35,6 @@ int compare_json(FILE *out, const struct compare *c);
 void compare_html(FILE *out, const struct compare *c);
 
 /* Shared by the text, JSON and HTML renderings. */
-#define COMPARE_ALPHA 0.05 /* below this p, a difference is significant */
 size_t compare_runs(const struct profile *p); /* 1 for a profile that is no merge */
 bool compare_significant(const struct compare_row *r);
 /* Counts and nanoseconds as integers, ratios with four digits. */
@@ -43,6 +42,6 @@ const char *compare_num(char *buf, size_t len, double v, bool sign);
 /* "mean±sd", "mean" or "-" */
 void compare_value_text(char *buf, size_t len, const struct sample_summary *s, bool present);
 /* A lookup ratio row ("did_skip_ratio") of filesystem `fs`, 0 when `p` lacks it. */
-double compare_fs_ratio(const struct profile *p, const char *fs, const char *ratio);
+double compare_fs_ratio(const struct profile *p, const char *fs, enum lookup_row ratio);
 
 #endif

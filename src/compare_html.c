@@ -68,7 +68,8 @@ static void lookup_svg(FILE *out, const struct compare *c)
 
 		for (int k = 0; k < 4; k++) {
 			const struct profile *p = k % 2 ? c->new : c->base;
-			double v = compare_fs_ratio(p, fss[i], k < 2 ? "did_skip_ratio" : "would_skip_ratio");
+			double v = compare_fs_ratio(p, fss[i], k < 2 ? L_DID_SKIP_RATIO :
+								  L_WOULD_SKIP_RATIO);
 			fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"%s>"
 				"<title>%s %s %.1f%%</title></rect>\n", x0 + k * bw, top + h - v * h, bw - 2,
 				v * h, k % 2 ? NEW_COLOR : BASE_COLOR, k < 2 ? "" : " opacity=\"0.5\"",

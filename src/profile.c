@@ -15,21 +15,43 @@
 #include "statedir.h"
 #include "util.h"
 
+/*
+ * Where each family's stats struct sits: in the profile, or for a per-fs
+ * family in each struct fs_result.  A family missing here has size 0, and
+ * profile_stats() refuses it rather than hand out another family's numbers.
+ */
+static const struct {
+	size_t offset, size;
+} stats_place[FAMILY_COUNT] = {
+	[FAMILY_LOOKUP] = { offsetof(struct fs_result, s), sizeof(struct lookup_stats) },
+	[FAMILY_ACCESS] = { offsetof(struct profile, access), sizeof(struct access_stats) },
+	[FAMILY_EXEC] = { offsetof(struct profile, exec), sizeof(struct exec_stats) },
+};
+
 void *profile_stats(const struct profile *p, enum family_id f, size_t fs)
 {
-	switch (f) {
-	case FAMILY_LOOKUP:
-		return (void *)&p->fs[fs].s;
-	case FAMILY_ACCESS:
-		return (void *)&p->access;
-	default:
-		return (void *)&p->exec;
+	const char *base = schema[f].per_fs ? (const char *)&p->fs[fs] : (const char *)p;
+
+	if (stats_place[f].size != schema[f].stats_size) {
+		fprintf(stderr, "permscope: bug: family %s has no place in struct profile\n",
+			schema[f].name);
+		abort();
 	}
+	return (void *)(base + stats_place[f].offset);
 }
 
 size_t profile_nstats(const struct profile *p, enum family_id f)
 {
 	return schema[f].per_fs ? p->nfs : 1;
+}
+
+uint64_t profile_count(const struct profile *p, enum family_id f, int row)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < profile_nstats(p, f); i++)
+		n = sat_add_u64(n, schema_count(&schema[f], row, profile_stats(p, f, i)));
+	return n;
 }
 
 const char *family_state_text(const struct family_result *r)
@@ -69,11 +91,10 @@ uint64_t family_lost_total(const struct family_result *r)
 
 double family_events(const struct profile *p, enum family_id f)
 {
-	int row = schema_row_index(f, schema[f].events);
 	double n = 0;
 
-	for (size_t i = 0; row >= 0 && i < profile_nstats(p, f); i++)
-		n += schema_value(&schema[f], row, profile_stats(p, f, i));
+	for (size_t i = 0; i < profile_nstats(p, f); i++)
+		n += schema_value(&schema[f], schema[f].events, profile_stats(p, f, i));
 	return n;
 }
 
@@ -209,13 +230,20 @@ bool profile_counts_fit(const struct profile *p)
 	return true;
 }
 
-struct fs_result *profile_add_fs(struct profile *p, const char *name)
+const struct fs_result *profile_find_fs(const struct profile *p, const char *name)
 {
-	struct fs_result *fs;
-
 	for (size_t i = 0; i < p->nfs; i++)
 		if (strcmp(p->fs[i].name, name) == 0)
 			return &p->fs[i];
+	return NULL;
+}
+
+struct fs_result *profile_add_fs(struct profile *p, const char *name)
+{
+	struct fs_result *fs = (struct fs_result *)profile_find_fs(p, name);
+
+	if (fs)
+		return fs;
 	fs = realloc(p->fs, (p->nfs + 1) * sizeof(*fs));
 	if (!fs)
 		return NULL;
@@ -743,9 +771,11 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 		mode = json_object_get(fj, "mode");
 		if (res->status == FAMILY_OK) {
 			int m = json_is_string(mode) ? mode_by_name(json_string_value(mode)) : -1;
+			char names[128];
 
 			if (m <= MODE_NONE) {
-				fail(r, "%s.mode: expected fentry, kprobe or tracepoint", path);
+				fail(r, "%s.mode: expected %s", path,
+				     mode_names_text(names, sizeof(names), "or"));
 				return;
 			}
 			res->mode = m;

@@ -104,6 +104,8 @@ struct profile {
  */
 void *profile_stats(const struct profile *p, enum family_id f, size_t fs);
 size_t profile_nstats(const struct profile *p, enum family_id f);
+/* Row `row` (COUNT, OUTCOME or SUM) of family `f` over all its stats structs, saturating. */
+uint64_t profile_count(const struct profile *p, enum family_id f, int row);
 
 /*
  * How a family recorded, in one word: the mode it attached in, else its
@@ -141,6 +143,8 @@ void profile_set_host(struct profile *p);
  * reads 0.  Counts are exact either way.
  */
 bool profile_clock_is_coarse(const struct profile *p);
+/* Filesystem `name`'s results, or NULL; profile_add_fs() adds it when missing. */
+const struct fs_result *profile_find_fs(const struct profile *p, const char *name);
 struct fs_result *profile_add_fs(struct profile *p, const char *name);
 /* into += from, every family's counters (per filesystem where per-fs). 0 or -ENOMEM. */
 int profile_add(struct profile *into, const struct profile *from);

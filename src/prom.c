@@ -294,8 +294,7 @@ static void latency_series(struct prom *pr, const struct labels *base, const str
 static void outcome_metrics(struct prom *pr, const struct profile *p, enum family_id f)
 {
 	const struct family_schema *fs = &schema[f];
-	int events = schema_row_index(f, fs->events);
-	const char *what = events >= 0 ? fs->rows[events].meaning : fs->events;
+	const char *what = fs->rows[fs->events].meaning;
 	struct labels ls;
 	bool histogram;
 
@@ -305,7 +304,7 @@ static void outcome_metrics(struct prom *pr, const struct profile *p, enum famil
 			begin(pr, "histogram", "permscope_%s_latency_seconds", fs->name);
 			help(pr, "%s: latency in seconds of %s, by outcome", fs->name, what);
 		} else {
-			begin(pr, "counter", "permscope_%s_%s_total", fs->name, fs->events);
+			begin(pr, "counter", "permscope_%s_%s_total", fs->name, fs->rows[fs->events].name);
 			help(pr, "%s: %s, by outcome:", fs->name, what);
 			for (int j = 0, n = 0; j < fs->nrows; j++)
 				if (fs->rows[j].kind == ROW_OUTCOME)

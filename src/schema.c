@@ -12,6 +12,10 @@
 #define COUNT(st, field, fl, text) \
 	{ .name = #field, .kind = ROW_COUNT, .offset = offsetof(st, field), .flags = (fl), \
 	  .meaning = (text) }
+/* A COUNT schema_fill() computes: the sum of `t`, or `t` minus `w`. */
+#define FILLED(st, field, how, t, w, text) \
+	{ .name = #field, .kind = ROW_COUNT, .offset = offsetof(st, field), .fill = (how), \
+	  .terms = (t), .whole = (w), .meaning = (text) }
 #define OUTCOME(st, key, idx, fl, text) \
 	{ .name = (key), .kind = ROW_OUTCOME, .offset = offsetof(st, calls[idx]), \
 	  .hist_offset = offsetof(st, latency[idx]), .flags = (fl), .meaning = (text) }
@@ -21,13 +25,10 @@
 	{ .name = (key), .kind = ROW_RATIO, .terms = (t), .whole = (w), .flags = (fl), \
 	  .meaning = (text) }
 
-/* ---- lookup: MAY_EXEC on directories, per filesystem --------------------- */
+_Static_assert(L_ROWS <= 32 && A_ROWS <= 32 && E_ROWS <= 32,
+	       "a row mask (terms, whole) is 32 bits");
 
-enum {
-	L_CHECKS, L_DID_SKIP, L_WOULD_SKIP, L_OPT_IN, L_VIOLATIONS, L_DID_RATIO, L_WOULD_RATIO,
-	L_INEL_MODE, L_INEL_ACL, L_INEL_ACL_NOT_CACHED, L_INEL_NOT_OPTED_IN,
-	L_WALK, L_CHDIR, L_ACCESS, L_CALLER, L_MASK, L_WALK_WOULD_SKIP,
-};
+/* ---- lookup: MAY_EXEC on directories, per filesystem --------------------- */
 
 #define INELIGIBLE(key, idx, text) \
 	{ .name = (key), .group = "ineligible", .label = "reason", .kind = ROW_COUNT, \
@@ -35,49 +36,72 @@ enum {
 #define ORIGIN(key, idx, text) \
 	{ .name = (key), .group = "origin", .label = "origin", .kind = ROW_COUNT, \
 	  .offset = offsetof(struct lookup_stats, origin[idx]), .meaning = (text) }
+#define L_ORIGINS (BIT(L_ORIGIN_WALK) | BIT(L_ORIGIN_CHDIR) | BIT(L_ORIGIN_ACCESS) | \
+		   BIT(L_ORIGIN_CALLER) | BIT(L_ORIGIN_MASK))
 
-/* ineligible[LOOKUP_ELIGIBLE] is never counted, so no row reads it. */
-static const struct schema_row lookup_rows[] = {
-	COUNT(struct lookup_stats, checks, 0, "MAY_EXEC checks on directories"),
-	COUNT(struct lookup_stats, did_skip, 0,
-	      "not made by an inode_permission() call: lookup's fast path took it"),
-	COUNT(struct lookup_stats, would_skip, 0,
-	      "the directory is eligible: what the fast path can skip"),
-	{ .name = "may_exec_opt_in", .kind = ROW_COUNT,
-	  .offset = offsetof(struct lookup_stats, may_exec_opt_in), .was = "flag_v2",
-	  .meaning = "i_opflags & 0x80: the MAY_EXEC opt-in (v2: the precomputed flag)" },
-	COUNT(struct lookup_stats, violations, 0,
-	      "full checks skipped on ineligible directories that had not just changed"),
-	RATIO("did_skip_ratio", BIT(L_DID_SKIP), BIT(L_CHECKS), 0, "share of checks skipped"),
-	RATIO("would_skip_ratio", BIT(L_WOULD_SKIP), BIT(L_CHECKS), 0,
-	      "share of checks on eligible directories"),
-	INELIGIBLE("mode", LOOKUP_INEL_MODE, "ineligible: (mode & 0111) != 0111"),
-	INELIGIBLE("acl", LOOKUP_INEL_ACL, "ineligible: a POSIX ACL is cached on the inode"),
-	INELIGIBLE("acl_not_cached", LOOKUP_INEL_ACL_NOT_CACHED,
-		   "ineligible: i_acl not read yet (ext4 without cache_no_acl() at iget)"),
-	INELIGIBLE("not_opted_in", LOOKUP_INEL_NOT_OPTED_IN,
-		   "ineligible: the filesystem did not opt in (no IOP_FASTPERM, no 0x80)"),
-	ORIGIN("walk", LOOKUP_ORIGIN_WALK, "checks made by a path walk: the only ones the fast "
-	       "path can take"),
-	ORIGIN("chdir", LOOKUP_ORIGIN_CHDIR, "checks made by chdir() (MAY_CHDIR)"),
-	ORIGIN("access", LOOKUP_ORIGIN_ACCESS, "checks made by access(X_OK) and friends (MAY_ACCESS)"),
-	ORIGIN("caller", LOOKUP_ORIGIN_CALLER,
-	       "walk-shaped checks by another caller than the path walker (overlayfs's real inode)"),
-	ORIGIN("mask", LOOKUP_ORIGIN_MASK, "checks with other mask bits (MAY_WRITE: create, delete)"),
-	COUNT(struct lookup_stats, walk_would_skip, 0, "path-walk checks on eligible directories"),
-	RATIO("walk_did_skip_ratio", BIT(L_DID_SKIP), BIT(L_WALK), 0,
-	      "share of path-walk checks skipped"),
-	RATIO("walk_would_skip_ratio", BIT(L_WALK_WOULD_SKIP), BIT(L_WALK), 0,
-	      "share of path-walk checks on eligible directories: did = would on a correct kernel"),
-	COUNT(struct lookup_stats, nested, 0, "made by inode_permission(): the full check"),
-	COUNT(struct lookup_stats, ip_calls, 0, "inode_permission() calls (MAY_EXEC, a directory)"),
-	COUNT(struct lookup_stats, denied, 0,
-	      "inode_permission() calls that made no security_inode_permission() call: refused "
-	      "(EACCES, EPERM, EROFS), or an RCU walk given up to be retried (ECHILD; sysfs)"),
-	COUNT(struct lookup_stats, racing, 0,
-	      "skips of ineligible directories changed within 2 s (chmod, setfacl): not judged"),
-	COUNT(struct lookup_stats, first_check, 0,
-	      "first checks of an inode: the kernel set IOP_FASTPERM during them"),
+/*
+ * ineligible[LOOKUP_ELIGIBLE] is never counted, so no row reads it.  Each
+ * check has one origin, a check the fast path did not take was made by IP
+ * (nested), and an IP call that made no SIP call was refused before it
+ * (denied): the programs count none of the three.
+ */
+static const struct schema_row lookup_rows[L_ROWS] = {
+	[L_CHECKS] = FILLED(struct lookup_stats, checks, FILL_SUM, L_ORIGINS, 0,
+			    "MAY_EXEC checks on directories"),
+	[L_DID_SKIP] = COUNT(struct lookup_stats, did_skip, 0,
+			     "not made by an inode_permission() call: lookup's fast path took it"),
+	[L_WOULD_SKIP] = COUNT(struct lookup_stats, would_skip, 0,
+			       "the directory is eligible: what the fast path can skip"),
+	[L_OPT_IN] = { .name = "may_exec_opt_in", .kind = ROW_COUNT,
+		       .offset = offsetof(struct lookup_stats, may_exec_opt_in), .was = "flag_v2",
+		       .meaning = "i_opflags & 0x80: the MAY_EXEC opt-in (v2: the precomputed flag)" },
+	[L_VIOLATIONS] = COUNT(struct lookup_stats, violations, 0,
+			       "full checks skipped on ineligible directories that had not just "
+			       "changed"),
+	[L_DID_SKIP_RATIO] = RATIO("did_skip_ratio", BIT(L_DID_SKIP), BIT(L_CHECKS), 0,
+				   "share of checks skipped"),
+	[L_WOULD_SKIP_RATIO] = RATIO("would_skip_ratio", BIT(L_WOULD_SKIP), BIT(L_CHECKS), 0,
+				     "share of checks on eligible directories"),
+	[L_INEL_MODE] = INELIGIBLE("mode", LOOKUP_INEL_MODE, "ineligible: (mode & 0111) != 0111"),
+	[L_INEL_ACL] = INELIGIBLE("acl", LOOKUP_INEL_ACL,
+				  "ineligible: a POSIX ACL is cached on the inode"),
+	[L_INEL_ACL_NOT_CACHED] = INELIGIBLE("acl_not_cached", LOOKUP_INEL_ACL_NOT_CACHED,
+					     "ineligible: i_acl not read yet (ext4 without "
+					     "cache_no_acl() at iget)"),
+	[L_INEL_NOT_OPTED_IN] = INELIGIBLE("not_opted_in", LOOKUP_INEL_NOT_OPTED_IN,
+					   "ineligible: the filesystem did not opt in (no "
+					   "IOP_FASTPERM, no 0x80)"),
+	[L_ORIGIN_WALK] = ORIGIN("walk", LOOKUP_ORIGIN_WALK,
+				 "checks made by a path walk: the only ones the fast path can take"),
+	[L_ORIGIN_CHDIR] = ORIGIN("chdir", LOOKUP_ORIGIN_CHDIR, "checks made by chdir() (MAY_CHDIR)"),
+	[L_ORIGIN_ACCESS] = ORIGIN("access", LOOKUP_ORIGIN_ACCESS,
+				   "checks made by access(X_OK) and friends (MAY_ACCESS)"),
+	[L_ORIGIN_CALLER] = ORIGIN("caller", LOOKUP_ORIGIN_CALLER,
+				   "walk-shaped checks by another caller than the path walker "
+				   "(overlayfs's real inode)"),
+	[L_ORIGIN_MASK] = ORIGIN("mask", LOOKUP_ORIGIN_MASK,
+				 "checks with other mask bits (MAY_WRITE: create, delete)"),
+	[L_WALK_WOULD_SKIP] = COUNT(struct lookup_stats, walk_would_skip, 0,
+				    "path-walk checks on eligible directories"),
+	[L_WALK_DID_SKIP_RATIO] = RATIO("walk_did_skip_ratio", BIT(L_DID_SKIP), BIT(L_ORIGIN_WALK),
+					0, "share of path-walk checks skipped"),
+	[L_WALK_WOULD_SKIP_RATIO] = RATIO("walk_would_skip_ratio", BIT(L_WALK_WOULD_SKIP),
+					  BIT(L_ORIGIN_WALK), 0,
+					  "share of path-walk checks on eligible directories: did = "
+					  "would on a correct kernel"),
+	[L_NESTED] = FILLED(struct lookup_stats, nested, FILL_DIFF, BIT(L_CHECKS), BIT(L_DID_SKIP),
+			    "made by inode_permission(): the full check"),
+	[L_IP_CALLS] = COUNT(struct lookup_stats, ip_calls, 0,
+			     "inode_permission() calls (MAY_EXEC, a directory)"),
+	[L_DENIED] = FILLED(struct lookup_stats, denied, FILL_DIFF, BIT(L_IP_CALLS), BIT(L_NESTED),
+			    "inode_permission() calls that made no security_inode_permission() "
+			    "call: refused (EACCES, EPERM, EROFS), or an RCU walk given up to be "
+			    "retried (ECHILD; sysfs)"),
+	[L_RACING] = COUNT(struct lookup_stats, racing, 0,
+			   "skips of ineligible directories changed within 2 s (chmod, setfacl): "
+			   "not judged"),
+	[L_FIRST_CHECK] = COUNT(struct lookup_stats, first_check, 0,
+				"first checks of an inode: the kernel set IOP_FASTPERM during them"),
 };
 
 static const char *const lookup_shown[] = {
@@ -89,28 +113,28 @@ static const char *const lookup_shown[] = {
 
 /* ---- access: faccessat cred override ------------------------------------- */
 
-enum { A_CALLS, A_NEEDED, A_AVOIDABLE, A_FAST, A_UNSAFE };
 #define A_OUTCOMES (BIT(A_NEEDED) | BIT(A_AVOIDABLE) | BIT(A_FAST) | BIT(A_UNSAFE))
 
-static const struct schema_row access_rows[] = {
-	SUM("calls", A_OUTCOMES, "", "access, faccessat and faccessat2 calls"),
-	OUTCOME(struct access_stats, "needed", ACCESS_NEEDED, 0,
-		"override needed, cred allocated"),
-	OUTCOME(struct access_stats, "avoidable", ACCESS_AVOIDABLE, 0,
-		"not needed, allocated anyway (stock kernel)"),
-	OUTCOME(struct access_stats, "fast", ACCESS_FAST, 0,
-		"not needed, no cred allocated (fast path)"),
-	OUTCOME(struct access_stats, "unsafe", ACCESS_UNSAFE, 0,
-		"needed, no cred allocated: VIOLATION"),
-	RATIO("avoidable_per_call", BIT(A_AVOIDABLE), A_OUTCOMES, ROW_TEXT,
-	      "avoidable cred allocations per call"),
-	RATIO("needed_per_call", BIT(A_NEEDED), A_OUTCOMES, 0,
-	      "share of calls that needed the override"),
-	RATIO("fast_ratio", BIT(A_FAST), A_OUTCOMES, 0, "share of calls on the fast path"),
-	COUNT(struct access_stats, eaccess, ROW_TEXT | ROW_TEXT_NONZERO,
-	      "calls with AT_EACCESS (never need an override)"),
-	COUNT(struct access_stats, drops, ROW_TEXT | ROW_TEXT_NONZERO,
-	      "calls not followed (no task storage)"),
+static const struct schema_row access_rows[A_ROWS] = {
+	[A_CALLS] = SUM("calls", A_OUTCOMES, "", "access, faccessat and faccessat2 calls"),
+	[A_NEEDED] = OUTCOME(struct access_stats, "needed", ACCESS_NEEDED, 0,
+			     "override needed, cred allocated"),
+	[A_AVOIDABLE] = OUTCOME(struct access_stats, "avoidable", ACCESS_AVOIDABLE, 0,
+				"not needed, allocated anyway (stock kernel)"),
+	[A_FAST] = OUTCOME(struct access_stats, "fast", ACCESS_FAST, 0,
+			   "not needed, no cred allocated (fast path)"),
+	[A_UNSAFE] = OUTCOME(struct access_stats, "unsafe", ACCESS_UNSAFE, 0,
+			     "needed, no cred allocated: VIOLATION"),
+	[A_AVOIDABLE_PER_CALL] = RATIO("avoidable_per_call", BIT(A_AVOIDABLE), A_OUTCOMES,
+				       ROW_TEXT, "avoidable cred allocations per call"),
+	[A_NEEDED_PER_CALL] = RATIO("needed_per_call", BIT(A_NEEDED), A_OUTCOMES, 0,
+				    "share of calls that needed the override"),
+	[A_FAST_RATIO] = RATIO("fast_ratio", BIT(A_FAST), A_OUTCOMES, 0,
+			       "share of calls on the fast path"),
+	[A_EACCESS] = COUNT(struct access_stats, eaccess, ROW_TEXT | ROW_TEXT_NONZERO,
+			    "calls with AT_EACCESS (never need an override)"),
+	[A_DROPS] = COUNT(struct access_stats, drops, ROW_TEXT | ROW_TEXT_NONZERO,
+			  "calls not followed (no task storage)"),
 };
 
 static const char *const access_shown[] = {
@@ -121,28 +145,29 @@ static const char *const access_shown[] = {
 
 /* ---- exec: ENOENT before mm allocation ----------------------------------- */
 
-enum { E_CALLS, E_OK, E_ENOENT_EARLY, E_ENOENT_LATE, E_ERROR_OTHER, E_ERRNO };
 #define E_OUTCOMES (BIT(E_OK) | BIT(E_ENOENT_EARLY) | BIT(E_ENOENT_LATE) | BIT(E_ERROR_OTHER))
-#define E_ENOENT (BIT(E_ENOENT_EARLY) | BIT(E_ENOENT_LATE))
+#define E_ENOENTS (BIT(E_ENOENT_EARLY) | BIT(E_ENOENT_LATE))
 
-static const struct schema_row exec_rows[] = {
-	SUM("calls", E_OUTCOMES, "", "execve and execveat calls"),
-	OUTCOME(struct exec_stats, "ok", EXEC_OK, 0, "succeeded"),
-	OUTCOME(struct exec_stats, "enoent_early", EXEC_ENOENT_EARLY, 0,
-		"ENOENT before any mm (fast path)"),
-	OUTCOME(struct exec_stats, "enoent_late", EXEC_ENOENT_LATE, 0,
-		"ENOENT after allocating an mm (stock)"),
-	OUTCOME(struct exec_stats, "error_other", EXEC_ERROR_OTHER, 0, "failed with another errno"),
-	{ .name = "errno", .kind = ROW_ERRNOS, .offset = offsetof(struct exec_stats, errnos),
-	  .meaning = "failed calls by errno" },
-	SUM("enoent", E_ENOENT, "enoent", "calls that failed with ENOENT"),
-	RATIO("enoent_early_share", BIT(E_ENOENT_EARLY), E_ENOENT, 0,
-	      "share of ENOENT returned before any mm"),
-	RATIO("enoent_late_share", BIT(E_ENOENT_LATE), E_ENOENT, 0,
-	      "share of ENOENT returned after allocating an mm"),
-	COUNT(struct exec_stats, mm_allocs, ROW_TEXT, "calls that allocated an mm"),
-	COUNT(struct exec_stats, drops, ROW_TEXT | ROW_TEXT_NONZERO,
-	      "calls not followed (no task storage)"),
+static const struct schema_row exec_rows[E_ROWS] = {
+	[E_CALLS] = SUM("calls", E_OUTCOMES, "", "execve and execveat calls"),
+	[E_OK] = OUTCOME(struct exec_stats, "ok", EXEC_OK, 0, "succeeded"),
+	[E_ENOENT_EARLY] = OUTCOME(struct exec_stats, "enoent_early", EXEC_ENOENT_EARLY, 0,
+				   "ENOENT before any mm (fast path)"),
+	[E_ENOENT_LATE] = OUTCOME(struct exec_stats, "enoent_late", EXEC_ENOENT_LATE, 0,
+				  "ENOENT after allocating an mm (stock)"),
+	[E_ERROR_OTHER] = OUTCOME(struct exec_stats, "error_other", EXEC_ERROR_OTHER, 0,
+				  "failed with another errno"),
+	[E_ERRNO] = { .name = "errno", .kind = ROW_ERRNOS,
+		      .offset = offsetof(struct exec_stats, errnos),
+		      .meaning = "failed calls by errno" },
+	[E_ENOENT] = SUM("enoent", E_ENOENTS, "enoent", "calls that failed with ENOENT"),
+	[E_ENOENT_EARLY_SHARE] = RATIO("enoent_early_share", BIT(E_ENOENT_EARLY), E_ENOENTS, 0,
+				       "share of ENOENT returned before any mm"),
+	[E_ENOENT_LATE_SHARE] = RATIO("enoent_late_share", BIT(E_ENOENT_LATE), E_ENOENTS, 0,
+				      "share of ENOENT returned after allocating an mm"),
+	[E_MM_ALLOCS] = COUNT(struct exec_stats, mm_allocs, ROW_TEXT, "calls that allocated an mm"),
+	[E_DROPS] = COUNT(struct exec_stats, drops, ROW_TEXT | ROW_TEXT_NONZERO,
+			  "calls not followed (no task storage)"),
 };
 
 static const char *const exec_shown[] = {
@@ -153,22 +178,26 @@ static const char *const exec_shown[] = {
 
 /* ---- the families --------------------------------------------------------- */
 
+/*
+ * Every field is an argument, so a family cannot leave one to a default;
+ * rows_ is sized by its enum, so nrows is the enum's count.
+ */
 #define ALL_MODES (BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT))
-#define FAMILY(id_, name_, title_, modes_, per_fs_, st, rows_, shown_, events_) [id_] = { \
+#define FAMILY(id_, name_, title_, modes_, per_fs_, st, rows_, shown_, events_, drops_) [id_] = { \
 	.id = (id_), .name = (name_), .title = (title_), .modes = (modes_),          \
 	.per_fs = (per_fs_), .stats_size = sizeof(st), .rows = (rows_),               \
 	.nrows = sizeof(rows_) / sizeof((rows_)[0]), .compare_shown = (shown_),       \
-	.events = (events_) }
+	.events = (events_), .drops = (drops_) }
 
 const struct family_schema schema[FAMILY_COUNT] = {
 	/* No tracepoint sits on the permission-check path. */
 	FAMILY(FAMILY_LOOKUP, "lookup", "Lookup: MAY_EXEC checks on directories, per filesystem",
 	       BIT(MODE_FENTRY) | BIT(MODE_KPROBE), true, struct lookup_stats, lookup_rows,
-	       lookup_shown, "checks"),
+	       lookup_shown, L_CHECKS, NO_ROW),
 	FAMILY(FAMILY_ACCESS, "access", "Access: faccessat cred override", ALL_MODES, false,
-	       struct access_stats, access_rows, access_shown, "calls"),
+	       struct access_stats, access_rows, access_shown, A_CALLS, A_DROPS),
 	FAMILY(FAMILY_EXEC, "exec", "Exec: execve outcomes and ENOENT", ALL_MODES, false,
-	       struct exec_stats, exec_rows, exec_shown, "calls"),
+	       struct exec_stats, exec_rows, exec_shown, E_CALLS, E_DROPS),
 };
 
 /* ---- names ---------------------------------------------------------------- */
@@ -199,6 +228,35 @@ const char *mode_name(enum attach_mode m) { return mode_names[m]; }
 int mode_by_name(const char *n) { return index_of(mode_names, MODE_COUNT, n); }
 const char *family_status_name(enum family_status s) { return status_names[s]; }
 const char *family_status_text(enum family_status s) { return status_texts[s]; }
+
+/* "a, b LAST c" of the names i in [first, n). */
+static const char *names_text(char *buf, size_t size, const char *(*name)(int), int first, int n,
+			      const char *last_sep)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int i = first; i < n && len < size; i++) {
+		bool last = last_sep && i > first && i + 1 == n;
+
+		len += snprintf(buf + len, size - len, "%s%s%s%s", i == first ? "" : last ? " " : ", ",
+				last ? last_sep : "", last ? " " : "", name(i));
+	}
+	return buf;
+}
+
+static const char *family_name_at(int f) { return schema[f].name; }
+static const char *mode_name_at(int m) { return mode_names[m]; }
+
+const char *family_names_text(char *buf, size_t size, const char *last_sep)
+{
+	return names_text(buf, size, family_name_at, 0, FAMILY_COUNT, last_sep);
+}
+
+const char *mode_names_text(char *buf, size_t size, const char *last_sep)
+{
+	return names_text(buf, size, mode_name_at, MODE_NONE + 1, MODE_COUNT, last_sep);
+}
 
 int family_status_by_name(const char *n)
 {
@@ -280,29 +338,24 @@ struct hist *schema_hist(const struct schema_row *r, const void *stats)
 	return (struct hist *)((const char *)stats + r->hist_offset);
 }
 
-static double sum_of(const struct family_schema *fs, uint32_t terms, const void *stats)
+/* The rows in `terms` added up, saturating at UINT64_MAX. */
+static uint64_t sum_of(const struct family_schema *fs, uint32_t terms, const void *stats)
 {
-	double sum = 0;
+	uint64_t sum = 0;
 
 	for (int i = 0; i < fs->nrows; i++)
 		if (terms & BIT(i))
-			sum += *schema_counter(&fs->rows[i], stats);
+			sum = sat_add_u64(sum, *schema_counter(&fs->rows[i], stats));
 	return sum;
 }
 
 uint64_t schema_count(const struct family_schema *fs, int row, const void *stats)
 {
 	const struct schema_row *r = &fs->rows[row];
-	uint64_t sum = 0;
 
 	if (r->kind == ROW_COUNT || r->kind == ROW_OUTCOME)
 		return *schema_counter(r, stats);
-	if (r->kind != ROW_SUM)
-		return 0;
-	for (int i = 0; i < fs->nrows; i++)
-		if (r->terms & BIT(i))
-			sum = sat_add_u64(sum, *schema_counter(&fs->rows[i], stats));
-	return sum;
+	return r->kind == ROW_SUM ? sum_of(fs, r->terms, stats) : 0;
 }
 
 double schema_value(const struct family_schema *fs, int row, const void *stats)
@@ -316,8 +369,8 @@ double schema_value(const struct family_schema *fs, int row, const void *stats)
 	case ROW_SUM:
 		return schema_count(fs, row, stats);
 	case ROW_RATIO:
-		whole = sum_of(fs, r->whole, stats);
-		return whole > 0 ? sum_of(fs, r->terms, stats) / whole : 0.0;
+		whole = (double)sum_of(fs, r->whole, stats);
+		return whole > 0 ? (double)sum_of(fs, r->terms, stats) / whole : 0.0;
 	default:
 		return 0;
 	}
@@ -330,6 +383,22 @@ void schema_latency(const struct family_schema *fs, uint32_t terms, const void *
 	for (int i = 0; i < fs->nrows; i++)
 		if ((terms & BIT(i)) && fs->rows[i].kind == ROW_OUTCOME)
 			counters_add(out, schema_hist(&fs->rows[i], stats), sizeof(*out));
+}
+
+void schema_fill(const struct family_schema *fs, void *stats)
+{
+	/* In row order: a filled row's terms are counters or filled rows before it. */
+	for (int i = 0; i < fs->nrows; i++) {
+		const struct schema_row *r = &fs->rows[i];
+		uint64_t terms, whole;
+
+		if (r->fill == FILL_NONE)
+			continue;
+		terms = sum_of(fs, r->terms, stats);
+		whole = sum_of(fs, r->whole, stats);
+		*schema_counter(r, stats) = r->fill == FILL_SUM ? terms :
+					    terms > whole ? terms - whole : 0;
+	}
 }
 
 void schema_settle(const struct family_schema *fs, void *stats)

@@ -14,6 +14,11 @@
  *   RATIO    derived: the sum of `terms` over the sum of `whole`, 0 when
  *            the whole is 0 (computed only in schema_value()).
  * A per-fs family (lookup) has one stats struct per filesystem.
+ *
+ * A family's rows are an array indexed by its enum below (designated
+ * initializers), so code names a row by its enum, never by a string, and a
+ * row can go anywhere: its enum's place is its place in every output.
+ * Masks (`terms`, `whole`) are bits of that enum, hence at most 32 rows.
  */
 #ifndef PERMSCOPE_SCHEMA_H
 #define PERMSCOPE_SCHEMA_H
@@ -27,6 +32,33 @@
 
 enum family_id { FAMILY_LOOKUP, FAMILY_ACCESS, FAMILY_EXEC, FAMILY_COUNT };
 
+/* lookup's rows, in the order of every output. */
+enum lookup_row {
+	L_CHECKS, L_DID_SKIP, L_WOULD_SKIP, L_OPT_IN, L_VIOLATIONS, L_DID_SKIP_RATIO,
+	L_WOULD_SKIP_RATIO, L_INEL_MODE, L_INEL_ACL, L_INEL_ACL_NOT_CACHED, L_INEL_NOT_OPTED_IN,
+	L_ORIGIN_WALK, L_ORIGIN_CHDIR, L_ORIGIN_ACCESS, L_ORIGIN_CALLER, L_ORIGIN_MASK,
+	L_WALK_WOULD_SKIP, L_WALK_DID_SKIP_RATIO, L_WALK_WOULD_SKIP_RATIO, L_NESTED, L_IP_CALLS,
+	L_DENIED, L_RACING, L_FIRST_CHECK,
+	L_ROWS
+};
+
+/* access's rows. */
+enum access_row {
+	A_CALLS, A_NEEDED, A_AVOIDABLE, A_FAST, A_UNSAFE, A_AVOIDABLE_PER_CALL, A_NEEDED_PER_CALL,
+	A_FAST_RATIO, A_EACCESS, A_DROPS,
+	A_ROWS
+};
+
+/* exec's rows. */
+enum exec_row {
+	E_CALLS, E_OK, E_ENOENT_EARLY, E_ENOENT_LATE, E_ERROR_OTHER, E_ERRNO, E_ENOENT,
+	E_ENOENT_EARLY_SHARE, E_ENOENT_LATE_SHARE, E_MM_ALLOCS, E_DROPS,
+	E_ROWS
+};
+
+/* A row index that names no row (a family without a drops count). */
+#define NO_ROW (-1)
+
 /* The order a family tries them in. */
 enum attach_mode { MODE_NONE, MODE_FENTRY, MODE_KPROBE, MODE_TRACEPOINT, MODE_COUNT };
 
@@ -38,6 +70,7 @@ enum family_status {
 };
 
 enum row_kind { ROW_COUNT, ROW_OUTCOME, ROW_ERRNOS, ROW_SUM, ROW_RATIO };
+enum row_fill { FILL_NONE, FILL_SUM, FILL_DIFF };
 
 /* Row flags: how the text report shows a row. */
 #define ROW_TEXT        0x1 /* a line "  MEANING: VALUE" under the family's table */
@@ -51,9 +84,16 @@ struct schema_row {
 	size_t offset;       /* of the __u64 (COUNT, OUTCOME) or array (ERRNOS) */
 	size_t hist_offset;  /* OUTCOME: of its struct hist */
 	uint32_t terms;      /* SUM, RATIO: rows added up (bit i: row i) */
-	uint32_t whole;      /* RATIO: the denominator's rows */
+	uint32_t whole;      /* RATIO: the denominator's rows; a DIFF-filled COUNT: the subtrahend */
 	const char *latency; /* SUM over outcomes: metric prefix of the merged latency
 			      * ("" for the family's own, "enoent" for exec.enoent), or NULL */
+	/*
+	 * A COUNT the programs leave out to save instructions on every event,
+	 * filled in by schema_fill() when the maps are read: the sum of
+	 * `terms`, or `terms` minus `whole` (0 below).  Still a COUNT: profiles
+	 * store it, and profiles from before its terms existed carry only it.
+	 */
+	enum row_fill fill;
 	unsigned int flags;
 	const char *was;     /* the key profiles used before a rename, still read */
 	const char *meaning; /* one line for report and --help */
@@ -75,7 +115,8 @@ struct family_schema {
 	size_t stats_size;
 	const struct schema_row *rows;
 	int nrows;
-	const char *events; /* the row counting its events: what a loss is a share of */
+	int events;          /* the row counting its events: what a loss is a share of */
+	int drops;           /* the row counting events not followed (no task storage), or NO_ROW */
 	/*
 	 * The metrics compare shows, in order ("[]": every filesystem); the
 	 * whole namespace stays available to gate.
@@ -85,6 +126,14 @@ struct family_schema {
 
 extern const struct family_schema schema[FAMILY_COUNT];
 
+/*
+ * The names in texts fixed when compiling (argp's --help), in enum order;
+ * test_schema holds them to schema[] and mode_name().  Texts made at run
+ * time list the names with names_text().
+ */
+#define FAMILY_NAMES "lookup,access,exec"
+#define MODE_NAMES   "fentry,kprobe,tracepoint"
+
 const char *family_name(enum family_id f);
 int family_by_name(const char *name); /* -1 when unknown */
 const char *mode_name(enum attach_mode m);
@@ -93,11 +142,20 @@ int mode_by_name(const char *name);   /* -1 when unknown */
 const char *family_status_name(enum family_status s);
 int family_status_by_name(const char *name);
 const char *family_status_text(enum family_status s);
+/*
+ * "lookup, access or exec" (last_sep "or"; NULL: "lookup, access, exec"),
+ * "fentry, kprobe or tracepoint": into buf.
+ */
+const char *family_names_text(char *buf, size_t size, const char *last_sep);
+const char *mode_names_text(char *buf, size_t size, const char *last_sep);
 
 /* "TITLE:\n  key  meaning\n..." for every family: what --help lists. malloc'ed. */
 char *schema_describe(void);
 
-/* The row called `name` (group_name for a grouped COUNT), or -1. */
+/*
+ * The row called `name` (group_name for a grouped COUNT), or -1: for names
+ * that come from outside (a rule, a profile); code names rows by enum.
+ */
 int schema_row_index(enum family_id f, const char *name);
 /* "ineligible_mode" for a grouped row, else the name: metric and CSV key. */
 const char *schema_row_key(const struct schema_row *r, char *buf, size_t size);
@@ -127,6 +185,9 @@ void schema_latency(const struct family_schema *fs, uint32_t terms, const void *
  * event in flight is in the next reading.
  */
 void schema_settle(const struct family_schema *fs, void *stats);
+
+/* Compute the filled COUNTs (struct schema_row's `fill`) of a reading of the maps. */
+void schema_fill(const struct family_schema *fs, void *stats);
 
 /* The JSON key of an errno count: "ENOENT", "errno41", "other" (index 0). */
 const char *errno_key(int e, char *buf, size_t size);

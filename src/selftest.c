@@ -579,10 +579,9 @@ static void judge_exec(const struct selftest *t, struct selftest_verdict *v)
 
 static const struct lookup_stats *fs_stats(const struct profile *p, const char *fs)
 {
-	for (size_t i = 0; i < p->nfs; i++)
-		if (!strcmp(p->fs[i].name, fs))
-			return &p->fs[i].s;
-	return NULL;
+	const struct fs_result *r = profile_find_fs(p, fs);
+
+	return r ? &r->s : NULL;
 }
 
 /*
@@ -598,13 +597,15 @@ static void judge_lookup(const struct selftest *t, struct selftest_verdict *v)
 	const struct lookup_stats *c = fs_stats(&t->phase[ST_STAT_CONTROL], t->fs);
 	uint64_t want = (uint64_t)ST_TREE_CHECKS * t->n[ST_STAT_TREE];
 	uint64_t nc = t->n[ST_STAT_CONTROL];
+	uint64_t violations;
 
 	s = s ? s : &none;
 	c = c ? c : &none;
+	violations = sat_add_u64(s->violations, c->violations);
 	evidence(v, "checks", s->checks);
 	evidence(v, "did_skip", s->did_skip);
 	evidence(v, "would_skip", s->would_skip);
-	evidence(v, "violations", s->violations + c->violations);
+	evidence(v, "violations", violations);
 	evidence(v, "control_checks", c->checks);
 	evidence(v, "control_did_skip", c->did_skip);
 	if (!judgeable(t, FAMILY_LOOKUP, ST_STAT_TREE, ST_STAT_TREE, v))
@@ -612,10 +613,10 @@ static void judge_lookup(const struct selftest *t, struct selftest_verdict *v)
 	if (s->checks < want)
 		return answer(v, ST_UNKNOWN, "the probes counted %" PRIu64 " of the %" PRIu64
 			      " directory checks on %s", (uint64_t)s->checks, want, t->fs);
-	if (s->violations + c->violations)
+	if (violations)
 		return answer(v, ST_UNKNOWN, "%" PRIu64 " full checks skipped on ineligible "
 			      "directories (violations): not a verdict",
-			      (uint64_t)(s->violations + c->violations));
+			      violations);
 	if (!s->did_skip)
 		return answer(v, ST_NO, "none of the %" PRIu64 " checks on the 0755 tree was skipped (%"
 			      PRIu64 " eligible)", (uint64_t)s->checks, (uint64_t)s->would_skip);

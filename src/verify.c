@@ -39,10 +39,11 @@ void verify_samples_unsent(void *ctx, enum sample_kind kind, __u64 total)
 
 /* ---- judging -------------------------------------------------------------- */
 
-static struct verify_finding *add_finding(struct verify_result *r, enum family_id f,
-					  const char *kind, bool violation, int sample_kind,
-					  uint64_t count)
+static struct verify_finding *add_finding(struct verify_result *r, enum family_id f, int row,
+					  bool violation, int sample_kind, uint64_t count)
 {
+	char key[64];
+
 	struct verify_finding *v;
 
 	if (r->nfindings >= VERIFY_MAX_FINDINGS)
@@ -50,15 +51,18 @@ static struct verify_finding *add_finding(struct verify_result *r, enum family_i
 	v = &r->findings[r->nfindings++];
 	memset(v, 0, sizeof(*v));
 	v->family = f;
-	v->kind = kind;
+	v->row = row;
+	snprintf(v->kind, sizeof(v->kind), "%s.%s", schema[f].name,
+		 schema_row_key(&schema[f].rows[row], key, sizeof(key)));
 	v->violation = violation;
 	v->sample_kind = sample_kind;
 	v->count = count;
 	return v;
 }
 
-#define FINDING(r, f, kind, viol, sk, count, ...) do {                                \
-	struct verify_finding *v_ = add_finding((r), (f), (kind), (viol), (sk), (count));  \
+/* A finding is named by the row it counts (its metric in compare and gate). */
+#define FINDING(r, f, row, viol, sk, count, ...) do {                                 \
+	struct verify_finding *v_ = add_finding((r), (f), (row), (viol), (sk), (count));   \
 	if (v_)                                                                          \
 		snprintf(v_->text, sizeof(v_->text), __VA_ARGS__);                       \
 } while (0)
@@ -91,56 +95,55 @@ static bool family_judged(const struct family_result *fr, char *why, size_t len)
 
 static void judge_access(const struct profile *p, struct verify_result *r)
 {
-	const struct access_stats *s = &p->access;
-	uint64_t unsafe = s->calls[ACCESS_UNSAFE], avoidable = s->calls[ACCESS_AVOIDABLE];
+	uint64_t unsafe = profile_count(p, FAMILY_ACCESS, A_UNSAFE);
+	uint64_t avoidable = profile_count(p, FAMILY_ACCESS, A_AVOIDABLE);
 
 	if (unsafe)
-		FINDING(r, FAMILY_ACCESS, "access.unsafe", true, SAMPLE_ACCESS_UNSAFE, unsafe,
+		FINDING(r, FAMILY_ACCESS, A_UNSAFE, true, SAMPLE_ACCESS_UNSAFE, unsafe,
 			"%" PRIu64 " access() calls skipped the cred override although the "
 			"caller's creds needed it", unsafe);
 	if (avoidable)
-		FINDING(r, FAMILY_ACCESS, "access.avoidable", false, -1, avoidable,
+		FINDING(r, FAMILY_ACCESS, A_AVOIDABLE, false, -1, avoidable,
 			"%" PRIu64 " access() calls allocated a cred the override did not need: "
 			"the stock behaviour, not a violation", avoidable);
 }
 
 static void judge_lookup(const struct profile *p, struct verify_result *r)
 {
-	uint64_t violations = 0, racing = 0;
+	uint64_t violations = profile_count(p, FAMILY_LOOKUP, L_VIOLATIONS);
+	uint64_t racing = profile_count(p, FAMILY_LOOKUP, L_RACING);
 	char where[160] = "";
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->nfs; i++) {
-		violations += p->fs[i].s.violations;
-		racing += p->fs[i].s.racing;
+	for (size_t i = 0; i < p->nfs; i++)
 		if (p->fs[i].s.violations && n < sizeof(where))
 			n += snprintf(where + n, sizeof(where) - n, "%s%s %" PRIu64, n ? ", " : "",
 				      p->fs[i].name, (uint64_t)p->fs[i].s.violations);
-	}
 	if (violations)
-		FINDING(r, FAMILY_LOOKUP, "lookup.ineligible_skip", true,
+		FINDING(r, FAMILY_LOOKUP, L_VIOLATIONS, true,
 			SAMPLE_LOOKUP_INELIGIBLE_SKIP, violations,
 			"%" PRIu64 " full permission checks skipped on directories the fast path "
 			"may not skip (%s)", violations, where);
 	if (racing)
-		FINDING(r, FAMILY_LOOKUP, "lookup.racing", false, -1, racing,
+		FINDING(r, FAMILY_LOOKUP, L_RACING, false, -1, racing,
 			"%" PRIu64 " skips of ineligible directories that changed within 2 s "
 			"(chmod, setfacl): the kernel may have decided before, not judged", racing);
 }
 
 static void judge_exec(const struct profile *p, struct verify_result *r)
 {
-	uint64_t late = p->exec.calls[EXEC_ENOENT_LATE], early = p->exec.calls[EXEC_ENOENT_EARLY];
+	uint64_t late = profile_count(p, FAMILY_EXEC, E_ENOENT_LATE);
+	uint64_t early = profile_count(p, FAMILY_EXEC, E_ENOENT_EARLY);
 
 	if (!late)
 		return;
 	if (early)
-		FINDING(r, FAMILY_EXEC, "exec.enoent_late", true, SAMPLE_EXEC_ENOENT_LATE, late,
+		FINDING(r, FAMILY_EXEC, E_ENOENT_LATE, true, SAMPLE_EXEC_ENOENT_LATE, late,
 			"%" PRIu64 " execs failed with ENOENT after an mm was allocated, although "
 			"%" PRIu64 " failed before one: this kernel has the early exit, and "
 			"missed it", late, early);
 	else
-		FINDING(r, FAMILY_EXEC, "exec.enoent_late", false, SAMPLE_EXEC_ENOENT_LATE, late,
+		FINDING(r, FAMILY_EXEC, E_ENOENT_LATE, false, SAMPLE_EXEC_ENOENT_LATE, late,
 			"%" PRIu64 " execs failed with ENOENT after an mm was allocated, none "
 			"before one: stock kernel, no early exit: not a violation", late);
 }
@@ -180,8 +183,12 @@ void verify_judge(const struct profile *p, struct verify_result *r)
 		if (p->fam[f].status == FAMILY_NOT_REQUESTED)
 			continue;
 		r->judged[f] = family_judged(&p->fam[f], r->why[f], sizeof(r->why[f]));
+		if (!judge[f]) { /* a family with no invariants yet is never "clean" */
+			snprintf(r->why[f], sizeof(r->why[f]), "permscope has no invariants for it");
+			r->judged[f] = false;
+		}
 		unjudged |= !r->judged[f];
-		if (p->fam[f].status == FAMILY_OK) {
+		if (p->fam[f].status == FAMILY_OK && judge[f]) {
 			int first = r->nfindings;
 
 			judge[f](p, r);

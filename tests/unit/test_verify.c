@@ -128,7 +128,7 @@ static void lookup_skip_of_an_ineligible_directory_exits_1(void **state)
 	s.lookup.reason = LOOKUP_INEL_MODE;
 	verify_samples_add(&vs, &s);
 	assert_int_equal(report(FORMAT_TEXT), 1);
-	assert_contains(out, "VIOLATION  lookup.ineligible_skip: 2 full permission checks skipped");
+	assert_contains(out, "VIOLATION  lookup.violations: 2 full permission checks skipped");
 	assert_contains(out, "(tmpfs 2)");
 	assert_contains(out, "    77      ls              tmpfs    8:3     123456     040700 none   yes    mode");
 }
@@ -259,7 +259,7 @@ static void json_carries_verdict_findings_and_samples(void **state)
 								 "lookup"), "judged")));
 	assert_int_equal(json_array_size(json_object_get(root, "findings")), 2);
 	v = json_array_get(json_object_get(root, "findings"), 0);
-	assert_string_equal(json_string_value(json_object_get(v, "kind")), "lookup.ineligible_skip");
+	assert_string_equal(json_string_value(json_object_get(v, "kind")), "lookup.violations");
 	assert_true(json_is_true(json_object_get(v, "violation")));
 	assert_int_equal(json_integer_value(json_object_get(v, "samples_sent")), 1);
 	smp = json_array_get(json_object_get(v, "samples"), 0);

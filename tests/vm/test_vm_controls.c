@@ -218,7 +218,7 @@ static void lookup_ignore_mode_fails_lookup_violations_and_verify(void **state)
 	need(c);
 	gate_fails_only(c, "lookup.violations");
 	stock_side_is_clean(c);
-	if (verify_finds(c, "patched", "fentry", 1, "lookup.ineligible_skip") <= 0)
+	if (verify_finds(c, "patched", "fentry", 1, "lookup.violations") <= 0)
 		fail_msg("%s: no ineligible skip counted", c);
 }
 
