@@ -160,9 +160,11 @@ void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *
 		want[f] = false;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int f = family_by_name(tok);
+		char names[128];
 
 		if (f < 0)
-			argp_error(state, "unknown family '%s' (expected lookup, access or exec)", tok);
+			argp_error(state, "unknown family '%s' (expected %s)", tok,
+				   family_names_text(names, sizeof(names), "or"));
 		want[f] = true;
 	}
 }
@@ -170,9 +172,11 @@ void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *
 enum attach_mode parse_mode_arg(const char *name, struct argp_state *state)
 {
 	int m = mode_by_name(name);
+	char names[128];
 
 	if (m <= MODE_NONE)
-		argp_error(state, "unknown mode '%s' (expected fentry, kprobe or tracepoint)", name);
+		argp_error(state, "unknown mode '%s' (expected %s)", name,
+			   mode_names_text(names, sizeof(names), "or"));
 	return m;
 }
 
@@ -184,9 +188,9 @@ static const struct argp_option record_options[] = {
 	{ "duration", 'd', "SECONDS", 0,
 	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C / SIGTERM)", 0 },
 	{ "families", OPT_FAMILIES, "LIST", 0,
-	  "Comma-separated families to record: lookup,access,exec (default: all)", 0 },
+	  "Comma-separated families to record: " FAMILY_NAMES " (default: all)", 0 },
 	{ "mode", OPT_MODE, "MODE", 0,
-	  "Attach only in MODE: fentry, kprobe or tracepoint (default: the first that "
+	  "Attach only in MODE, one of " MODE_NAMES " (default: the first that "
 	  "works, in that order)", 0 },
 	{ "pid", 'p', "PID", 0, "Count only process PID and its descendants", 0 },
 	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 0 },

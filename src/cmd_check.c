@@ -36,9 +36,9 @@ struct check_cmd {
 
 static const struct argp_option check_options[] = {
 	{ "families", OPT_FAMILIES, "LIST", 0,
-	  "Comma-separated families to try: lookup,access,exec (default: all)", 0 },
+	  "Comma-separated families to try: " FAMILY_NAMES " (default: all)", 0 },
 	{ "mode", OPT_MODE, "MODE", 0,
-	  "Try only MODE: fentry, kprobe or tracepoint (default: each in that order, up to "
+	  "Try only MODE, one of " MODE_NAMES " (default: each in that order, up to "
 	  "the first that works)", 0 },
 	{ "btf", OPT_BTF, "FILE", 0,
 	  "Read another kernel's struct cred from FILE instead, without booting it: raw BTF "

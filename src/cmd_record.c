@@ -50,11 +50,11 @@ static const struct argp_child record_cmd_children[] = {
 
 static const struct argp record_cmd_argp = {
 	record_cmd_options, record_cmd_parse, "[-- CMD [ARGS...]]",
-	"Attach the lookup, access and exec probe families, then run CMD and its "
+	"Attach the probe families (" FAMILY_NAMES "), then run CMD and its "
 	"children (or watch the whole machine for --duration seconds, or until "
 	"Ctrl-C), and write what they counted to a profile.\v"
-	"Each family attaches in the first mode that works here (fentry, kprobe, "
-	"tracepoint) and the profile says which; a family that cannot attach is "
+	"Each family attaches in the first mode that works here (" MODE_NAMES ", in "
+	"that order) and the profile says which; a family that cannot attach is "
 	"listed as unavailable with the reason, and the others still record.\n\n"
 	"Examples:\n"
 	"  permscope record -d 10                 the whole machine for 10 s\n"

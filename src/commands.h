@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "profile.h"
+#include "render.h"
 
 /*
  * The options commands share, each for the commands it means something to
@@ -18,8 +19,7 @@ extern const struct argp bpf_verbose_argp;
 /* Their parser (-q: verbosity -1, -v: 1), for a command's own -q/-v texts. */
 error_t verbosity_parse(int key, char *arg, struct argp_state *state);
 
-/* What a command can print; every command with an output format offers text and json. */
-enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML, FORMAT_COUNT };
+/* What a command can print (enum output_format, render.h): every command offers text and json. */
 #define FORMAT_BIT(f) (1u << (f))
 
 struct output_opts {
@@ -39,17 +39,17 @@ struct output_opts {
 extern const struct argp output_argp;
 
 /*
- * Option arguments that name families and modes, for the argp parsers of
- * the commands that load probes: an unknown name is bad usage, with the
- * names that exist.  --families LIST sets want[] to exactly the families
- * in the comma-separated LIST (which strtok_r cuts up).
- */
-/*
  * What to record (-d, --families, --mode, --pid, --comm), shared by record
  * and report; input: struct record_opts *.
  */
 extern const struct argp record_argp;
 
+/*
+ * Option arguments that name families and modes, for the argp parsers of
+ * the commands that load probes: an unknown name is bad usage, with the
+ * names that exist.  --families LIST sets want[] to exactly the families
+ * in the comma-separated LIST (which strtok_r cuts up).
+ */
 void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *state);
 enum attach_mode parse_mode_arg(const char *name, struct argp_state *state);
 

@@ -40,6 +40,11 @@ void hist_merge(struct hist *into, const struct hist *from)
 	into->sum = sat_add_u64(into->sum, from->sum);
 }
 
+double hist_mean(const struct hist *h)
+{
+	return h->count ? (double)h->sum / h->count : 0.0;
+}
+
 bool hist_empty(const struct hist *h)
 {
 	return h->count == 0;
@@ -82,7 +87,7 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 		fputs("|\n", out);
 	}
 	fprintf(out, "%scount %llu, mean %.0f ns\n", indent, (unsigned long long)h->count,
-		h->count ? (double)h->sum / h->count : 0.0);
+		hist_mean(h));
 }
 
 bool hist_pair_range(const struct hist *a, const struct hist *b, int *first, int *last,

@@ -23,6 +23,8 @@ void hist_merge(struct hist *into, const struct hist *from);
 /* "[lo, hi)" of a slot, "[lo, inf)" for the open last one. */
 void hist_range(unsigned int slot, char *buf, size_t size);
 bool hist_empty(const struct hist *h);
+/* The mean of what it counted (its exact sum over its count), 0 when empty. */
+double hist_mean(const struct hist *h);
 /*
  * The slots either histogram occupies, [first, last], and the larger count
  * of any slot; false when both are empty.  For drawing two side by side.

@@ -43,13 +43,13 @@ bool metric_is_bench(const char *name)
 	return !strncmp(name, "bench.", 6);
 }
 
-/* PREFIX.latency.{mean,p50,p90,p99} in ns. */
-static void add_latency(struct metric_list *l, const char *prefix, const struct hist *h)
+/* PREFIX.latency.{mean,p50,p90,p99} in ns.  0 or -ENOMEM. */
+static int add_latency(struct metric_list *l, const char *prefix, const struct hist *h)
 {
-	add(l, h->count ? (double)h->sum / h->count : 0.0, "%s.latency.mean", prefix);
-	add(l, hist_quantile(h, 0.50), "%s.latency.p50", prefix);
-	add(l, hist_quantile(h, 0.90), "%s.latency.p90", prefix);
-	add(l, hist_quantile(h, 0.99), "%s.latency.p99", prefix);
+	return add(l, hist_mean(h), "%s.latency.mean", prefix) ?:
+	       add(l, hist_quantile(h, 0.50), "%s.latency.p50", prefix) ?:
+	       add(l, hist_quantile(h, 0.90), "%s.latency.p90", prefix) ?:
+	       add(l, hist_quantile(h, 0.99), "%s.latency.p99", prefix);
 }
 
 /*
@@ -57,17 +57,18 @@ static void add_latency(struct metric_list *l, const char *prefix, const struct 
  * then the latencies: merged ones (FAMILY.latency, FAMILY.enoent.latency),
  * then each outcome's.  Absent rows give no metric.
  */
-static void stats_metrics(struct metric_list *l, const struct family_schema *fs,
-			  const void *stats, uint32_t absent, const char *sfx)
+static int stats_metrics(struct metric_list *l, const struct family_schema *fs,
+			 const void *stats, uint32_t absent, const char *sfx)
 {
 	char key[64], prefix[64];
 	struct hist h;
+	int err = 0;
 
-	for (int i = 0; i < fs->nrows; i++)
+	for (int i = 0; i < fs->nrows && !err; i++)
 		if (fs->rows[i].kind != ROW_ERRNOS && !schema_row_absent(fs, i, absent))
-			add(l, schema_value(fs, i, stats), "%s.%s%s", fs->name,
-			    schema_row_key(&fs->rows[i], key, sizeof(key)), sfx);
-	for (int i = 0; i < fs->nrows; i++) {
+			err = add(l, schema_value(fs, i, stats), "%s.%s%s", fs->name,
+				  schema_row_key(&fs->rows[i], key, sizeof(key)), sfx);
+	for (int i = 0; i < fs->nrows && !err; i++) {
 		const struct schema_row *r = &fs->rows[i];
 
 		if (r->kind != ROW_SUM || !r->latency || schema_row_absent(fs, i, absent))
@@ -75,34 +76,35 @@ static void stats_metrics(struct metric_list *l, const struct family_schema *fs,
 		schema_latency(fs, r->terms, stats, &h);
 		snprintf(prefix, sizeof(prefix), "%s%s%s", fs->name, *r->latency ? "." : "",
 			 r->latency);
-		add_latency(l, prefix, &h);
+		err = add_latency(l, prefix, &h);
 	}
-	for (int i = 0; i < fs->nrows; i++) {
+	for (int i = 0; i < fs->nrows && !err; i++) {
 		if (fs->rows[i].kind != ROW_OUTCOME || schema_row_absent(fs, i, absent))
 			continue;
 		snprintf(prefix, sizeof(prefix), "%s.%s", fs->name, fs->rows[i].name);
-		add_latency(l, prefix, schema_hist(&fs->rows[i], stats));
+		err = add_latency(l, prefix, schema_hist(&fs->rows[i], stats));
 	}
+	return err;
 }
 
 /* A per-fs family: all filesystems together (no suffix), then each as [fs]. */
-static void family_metrics(const struct profile *p, enum family_id f, struct metric_list *l)
+static int family_metrics(const struct profile *p, enum family_id f, struct metric_list *l)
 {
 	const struct family_schema *fs = &schema[f];
 	union family_stats total = {0};
 	char sfx[FS_NAME_LEN + 3];
+	int err;
 
-	if (!fs->per_fs) {
-		stats_metrics(l, fs, profile_stats(p, f, 0), p->absent[f], "");
-		return;
-	}
+	if (!fs->per_fs)
+		return stats_metrics(l, fs, profile_stats(p, f, 0), p->absent[f], "");
 	for (size_t i = 0; i < p->nfs; i++)
 		counters_add(&total, profile_stats(p, f, i), fs->stats_size);
-	stats_metrics(l, fs, &total, p->absent[f], "");
-	for (size_t i = 0; i < p->nfs; i++) {
+	err = stats_metrics(l, fs, &total, p->absent[f], "");
+	for (size_t i = 0; i < p->nfs && !err; i++) {
 		snprintf(sfx, sizeof(sfx), "[%s]", p->fs[i].name);
-		stats_metrics(l, fs, profile_stats(p, f, i), p->absent[f], sfx);
+		err = stats_metrics(l, fs, profile_stats(p, f, i), p->absent[f], sfx);
 	}
+	return err;
 }
 
 int metrics_collect(const struct profile *p, struct metric_list *out)
@@ -111,10 +113,11 @@ int metrics_collect(const struct profile *p, struct metric_list *out)
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (p->fam[f].status != FAMILY_OK)
 			continue;
-		family_metrics(p, f, out);
 		/* Events the family could not count; no metric where that was not read. */
-		if (p->fam[f].lost_known)
-			add(out, family_lost_total(&p->fam[f]), "%s.lost", family_name(f));
+		if (family_metrics(p, f, out) ||
+		    (p->fam[f].lost_known &&
+		     add(out, family_lost_total(&p->fam[f]), "%s.lost", family_name(f))))
+			return -ENOMEM;
 	}
 	/* A bench profile's metrics live in its runs only: each once, as its mean. */
 	for (size_t r = 0; r < p->nruns; r++)
@@ -132,7 +135,7 @@ int metrics_collect(const struct profile *p, struct metric_list *out)
 			if (add(out, n ? sum / n : 0, "%s", name))
 				return -ENOMEM;
 		}
-	return out->n || !out->cap ? 0 : -ENOMEM;
+	return 0;
 }
 
 void metrics_free(struct metric_list *l)

@@ -471,12 +471,13 @@ static void unknown_metric(const struct rule *r, const struct profile *base,
 	const char *near[3];
 	size_t n = 0, off;
 	int fam = metric_family(r->metric);
+	char names[128];
 
 	off = snprintf(err, errlen, "%s:%d: unknown metric '%s'", r->file, r->line, r->metric);
 	if (fam < 0 && !metric_is_bench(r->metric) && off < errlen)
-		off += snprintf(err + off, errlen - off, " ('%.*s' is no family: lookup, access, exec; "
-				"nor bench)",
-				(int)strcspn(r->metric, ".["), r->metric);
+		off += snprintf(err + off, errlen - off, " ('%.*s' is no family: %s; nor bench)",
+				(int)strcspn(r->metric, ".["), r->metric,
+				family_names_text(names, sizeof(names), NULL));
 	if (!known_names(base, new, &known)) {
 		n = metrics_nearest(&known, r->metric, near, 3);
 		for (size_t i = 0; i < n && off < errlen; i++)
@@ -618,7 +619,7 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 		welch_test(&sb, &sn, &w);
 		res->tested = true;
 		res->p = w.p;
-		if (w.p < RULES_ALPHA) {
+		if (w.p < STATS_ALPHA) {
 			res->verdict = VERDICT_FAIL;
 		} else {
 			res->verdict = VERDICT_PASS;

@@ -16,9 +16,6 @@
 
 #include "profile.h"
 
-/* Below this two-sided p of Welch's test, a failed comparison is a FAIL. */
-#define RULES_ALPHA 0.05
-
 enum rule_op { RULE_GE, RULE_LE, RULE_GT, RULE_LT, RULE_EQ, RULE_NE, RULE_OPS };
 
 enum rule_expr {
@@ -83,7 +80,7 @@ struct rule_result {
 	size_t n_new, n_base;        /* samples on each side */
 	bool tested;           /* Welch's test decided: p is set */
 	double p;
-	bool not_significant;  /* PASS only because p >= RULES_ALPHA ("~") */
+	bool not_significant;  /* PASS only because p >= STATS_ALPHA ("~") */
 	char reason[256];      /* why NO-VERDICT, or a note; "" when none */
 };
 

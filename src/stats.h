@@ -46,6 +46,12 @@ struct percent_change {
 /* 100 * w->diff / base and the same of its CI; base is mean(a), > 0. */
 struct percent_change welch_percent(const struct welch *w, double base);
 
+/*
+ * Below this two-sided p of Welch's test a difference is significant: what
+ * compare marks and what makes a failed gate rule a FAIL.
+ */
+#define STATS_ALPHA 0.05
+
 /* Two-sided p-value of Student's t with df degrees of freedom (df > 0). */
 double student_t_p_two_sided(double t, double df);
 /* The t value with two-sided tail probability p (0 < p < 1), e.g. p = 0.05. */

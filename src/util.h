@@ -70,7 +70,6 @@ int write_file_atomic(const char *path, const char *data, size_t len, bool newli
  */
 void fold_words(FILE *out, int col, int margin, int width, const char *text);
 
-/* snprintf that truncates silently (for fixed-size report fields). */
 /*
  * a + b, or UINT64_MAX where the sum would wrap: every count added from
  * CPUs, filesystems, outcomes or profiles goes through it, so that a

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "commands.h"
 #include "profile.h"
+#include "render.h"
 
 #define VERIFY_FORMAT "permscope-verify/1"
 
@@ -43,7 +43,8 @@ enum verify_verdict {
 /* One line of the judgement: an invariant that broke, or information. */
 struct verify_finding {
 	enum family_id family;
-	const char *kind;      /* "access.unsafe", ... (docs/verify.md) */
+	int row;               /* the family's schema row the finding counts */
+	char kind[METRIC_NAME_LEN]; /* FAMILY.ROW, the row's metric: "access.unsafe", ... */
 	bool violation;
 	int sample_kind;       /* its samples' enum sample_kind, -1 for none */
 	uint64_t count;
