@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the attach engine (src/families.c) asks of a probe family, and what
+ * What the attach engine (src/attach.c) asks of a probe family, and what
  * each family's glue (src/family_<name>.c) gives it: untyped calls into the
  * family's generated skeleton, the rodata its programs need for a mode, and
  * where its counters are more than one per-CPU stats entry, their reading.

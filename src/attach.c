@@ -434,7 +434,7 @@ struct family *family_start(enum family_id f, const struct probe_opts *o,
 	void *skel = NULL;
 
 	if (!ops) {
-		pr_err("BUG: family %s has no glue in family_ops[] (src/families.c)", family_name(f));
+		pr_err("BUG: family %s has no glue in family_ops[] (src/attach.c)", family_name(f));
 		abort();
 	}
 	memset(res, 0, sizeof(*res));
