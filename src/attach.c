@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The attach engine behind src/families.h, the same for every family: the
+ * attach modes, which programs each mode loads, the order the modes are
+ * tried in and why one failed; the process and cgroup filters' tables, the
+ * samples' ring, the losses, detaching; whether this process may load BPF,
+ * and libbpf's messages.  What is particular to a family is its glue
+ * (src/family_<name>.c, through struct family_ops in src/family_ops.h).
+ */
 #include "families.h"
 
 #include <bpf/bpf.h>
@@ -13,13 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "access.skel.h"
-#include "exec.skel.h"
-#include "ksyms.h"
-#include "lookup.skel.h"
+#include "family_ops.h"
 #include "util.h"
 
 /* ---- privileges ---------------------------------------------------------- */
@@ -72,31 +76,7 @@ void families_init_logging(void)
 	libbpf_set_print(libbpf_print);
 }
 
-/* ---- per-family glue around the generated skeletons ----------------------- */
-
-struct family_ops {
-	void *(*open)(void);
-	struct bpf_object *(*object)(void *skel);
-	/* Set rodata for this mode; -errno with `why` filled when impossible. */
-	int (*configure)(void *skel, const struct probe_opts *o, enum attach_mode m,
-			 char *why, size_t len);
-	int (*load)(void *skel);
-	int (*attach)(void *skel);
-	void (*destroy)(void *skel);
-	struct bpf_map *(*tracked)(void *skel);
-	struct bpf_map *(*cgroup_wanted)(void *skel);
-	struct bpf_map *(*stats)(void *skel);
-	/* A per-fs family's own; the others' one per-CPU stats entry is read generically. */
-	int (*collect)(void *skel, struct profile *p);
-	/* Optional: once attached, before counting starts; -errno with `why` filled. */
-	int (*after_attach)(void *skel, char *why, size_t len);
-	struct bpf_object_skeleton *(*skeleton)(void *skel);
-	__u64 (*tracked_full)(void *skel); /* processes the fork follower had no room for */
-	/* Violation samples (bpf/sample.bpf.h): the ring, the switch, what was left out. */
-	struct bpf_map *(*samples)(void *skel);
-	void (*emit_samples)(void *skel);
-	const __u64 *(*samples_unsent)(void *skel);
-};
+/* ---- the families -------------------------------------------------------- */
 
 struct family {
 	enum family_id id;
@@ -108,14 +88,6 @@ struct family {
 };
 
 #define BIT(m) (1U << (m))
-
-/* The filter rodata is declared once in bpf/filter.bpf.h, so every skeleton has it. */
-#define SET_FILTER(skel, o) do {                                                  \
-	(skel)->rodata->filter_tasks = (o)->filter_tasks;                         \
-	(skel)->rodata->filter_comm = (o)->filter_comm;                           \
-	(skel)->rodata->filter_cgroup = (o)->cgroup != NULL;                      \
-	memcpy((void *)(skel)->rodata->comm_wanted, (o)->comm, sizeof((o)->comm)); \
-} while (0)
 
 /* Sum a per-CPU map value made only of __u64 counters. */
 static int percpu_sum(struct bpf_map *map, const void *key, void *out, size_t size)
@@ -137,274 +109,14 @@ static int percpu_sum(struct bpf_map *map, const void *key, void *out, size_t si
 	return err;
 }
 
-/* ksyms_resolve() on the probes' kallsyms, with `why` filled when it fails. */
-static int resolve_ksyms(const struct probe_opts *o, struct ksym_range *r, int n, char *why,
-			 size_t wlen)
-{
-	int err = ksyms_resolve(o->kallsyms, r, n);
-
-	if (err)
-		snprintf(why, wlen, "cannot read kernel addresses from %s: %s%s", o->kallsyms,
-			 strerror(-err), err == -EPERM ? " (kptr_restrict: needs root with CAP_SYSLOG)" : "");
-	return err;
-}
-
-/* Kernel text ranges for the tracepoint mode's call_site match, resolved once. */
-static int text_range(const struct probe_opts *o, const char *fn, __u64 *lo, __u64 *len,
-		      char *why, size_t wlen)
-{
-	struct ksym_range r = { .name = fn };
-	int err = resolve_ksyms(o, &r, 1, why, wlen);
-
-	if (err)
-		return err;
-	if (!r.lo || !r.len) {
-		snprintf(why, wlen, "%s not found in %s", fn, o->kallsyms);
-		return -ENOENT;
-	}
-	*lo = r.lo;
-	*len = r.len;
-	return 0;
-}
-
-static int access_configure(void *s, const struct probe_opts *o, enum attach_mode m,
-			    char *why, size_t len)
-{
-	struct access_bpf *skel = s;
-
-	SET_FILTER(skel, o);
-	if (m != MODE_TRACEPOINT)
-		return 0;
-	return text_range(o, "prepare_creds", (__u64 *)&skel->rodata->cred_alloc_lo,
-			  (__u64 *)&skel->rodata->cred_alloc_len, why, len);
-}
-
-static int exec_configure(void *s, const struct probe_opts *o, enum attach_mode m,
-			  char *why, size_t len)
-{
-	struct exec_bpf *skel = s;
-
-	SET_FILTER(skel, o);
-	if (m != MODE_TRACEPOINT)
-		return 0;
-	return text_range(o, "mm_alloc", (__u64 *)&skel->rodata->mm_alloc_lo,
-			  (__u64 *)&skel->rodata->mm_alloc_len, why, len);
-}
-
-/* The bytes of a function's __pfx_ padding right before it (at most 64), or 0. */
-static __u64 padding(const struct ksym_range *pfx, __u64 fn)
-{
-	return pfx->lo && pfx->lo < fn && fn - pfx->lo <= 64 ? fn - pfx->lo : 0;
-}
-
-static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mode m,
-			    char *why, size_t len)
-{
-	struct lookup_bpf *skel = s;
-	enum { IP, SIP, IP_PFX, SIP_PFX, WALK, STEXT, ETEXT, RETHOOK, FGRAPH, NSYMS };
-	struct ksym_range k[NSYMS] = {
-		[IP] = { .name = "inode_permission" },
-		[SIP] = { .name = "security_inode_permission" },
-		/* their padding, where call thunks (6.2+, CALL_PADDING) take calls */
-		[IP_PFX] = { .name = "__pfx_inode_permission" },
-		[SIP_PFX] = { .name = "__pfx_security_inode_permission" },
-		[WALK] = { .name = "link_path_walk." },
-		[STEXT] = { .name = "_stext" },
-		[ETEXT] = { .name = "_etext" },
-		/* other tracers' stand-ins for a return address (bpf/lookup.bpf.c) */
-		[RETHOOK] = { .name = "arch_rethook_trampoline" },
-		[FGRAPH] = { .name = "return_to_handler" },
-	};
-	struct timespec rt, mono;
-	int err;
-
-	(void)m;
-	SET_FILTER(skel, o);
-	/* Where IP and SIP are: a check's call site says which of them was called. */
-	err = resolve_ksyms(o, k, NSYMS, why, len);
-	if (err)
-		return err;
-	for (int i = IP; i <= SIP; i++)
-		if (!k[i].lo || !k[i].len) {
-			snprintf(why, len, "%s not found in %s", k[i].name, o->kallsyms);
-			return -ENOENT;
-		}
-	skel->rodata->ip_lo = k[IP].lo;
-	skel->rodata->ip_len = k[IP].len;
-	skel->rodata->sip_lo = k[SIP].lo;
-	skel->rodata->ip_pad = padding(&k[IP_PFX], k[IP].lo);
-	skel->rodata->sip_pad = padding(&k[SIP_PFX], k[SIP].lo);
-	/* The path walker, to tell its checks from other callers' (optional). */
-	skel->rodata->walk_lo = k[WALK].lo;
-	skel->rodata->walk_len = k[WALK].len;
-	/* Core text, whose call sites are cached; modules' and trampolines' never are. */
-	if (k[STEXT].lo && k[ETEXT].lo > k[STEXT].lo) {
-		skel->rodata->text_lo = k[STEXT].lo;
-		skel->rodata->text_len = k[ETEXT].lo - k[STEXT].lo;
-	}
-	skel->rodata->rethook_tramp = k[RETHOOK].lo;
-	skel->rodata->fgraph_tramp = k[FGRAPH].lo;
-	/* ctime is wall-clock time; the programs only have the monotonic clock. */
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	skel->rodata->realtime_offset_ns = (rt.tv_sec - mono.tv_sec) * 1000000000ULL +
-					   rt.tv_nsec - mono.tv_nsec;
-	/* tests/vm/overhead's breakdown, step by step; never set otherwise */
-	if (getenv("PERMSCOPE_BENCH_STOP"))
-		skel->rodata->bench_stop = atoi(getenv("PERMSCOPE_BENCH_STOP"));
-	return 0;
-}
-
-/* What the calibration call resolved to (-1: it was never seen). */
-static const char *calib_site_text(int site)
-{
-	switch (site) {
-	case -1:
-		return "was never seen";
-	case SITE_UNREAD:
-		return "left a return address that could not be read";
-	case SITE_DIRECT_WALK:
-	case SITE_DIRECT_OTHER:
-		return "resolved to a direct call of security_inode_permission";
-	case SITE_FOREIGN:
-		return "returns to no call of inode_permission";
-	default:
-		return "could not be resolved";
-	}
-}
-
-/*
- * Find where security_inode_permission()'s return address sits relative
- * to a program's frame (bpf/lookup.bpf.c): a known call of it by
- * inode_permission(), access("/", X_OK), on this thread.  A try can be
- * lost to a missed program, so a few are made.
- */
-static int lookup_after_attach(void *s, char *why, size_t len)
-{
-	struct lookup_bpf *skel = s;
-
-	if (getenv("PERMSCOPE_EMPTY_PROGRAMS"))
-		return 0; /* tests/vm/overhead's floor: nothing to calibrate */
-	skel->bss->calib_tid = gettid();
-	for (int i = 0; i < 64; i++) {
-		if (faccessat(AT_FDCWD, "/", X_OK, 0) && errno != EACCES)
-			break;
-		if (__atomic_load_n(&skel->data->ret_off, __ATOMIC_ACQUIRE) >= 0)
-			return 0;
-	}
-	snprintf(why, len, "calibrate: the known call inode_permission -> security_inode_permission "
-		 "of access(\"/\", X_OK) %s (64 tries)", calib_site_text(skel->data->calib_site));
-	return -ENOENT;
-}
-
-/* Every CPU's one value: its filesystems (grouped by fs_type) and its losses. */
-static int lookup_collect(void *s, struct profile *p)
-{
-	struct lookup_bpf *skel = s;
-	int ncpus = libbpf_num_possible_cpus(), err;
-	struct family_result *res = &p->fam[FAMILY_LOOKUP];
-	struct lookup_lost lost = {};
-	struct lookup_cpu *vals;
-	__u32 zero = 0;
-
-	if (ncpus <= 0)
-		return ncpus ? ncpus : -EINVAL;
-	vals = calloc(ncpus, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	p->nfs = 0;
-	err = bpf_map__lookup_elem(skel->maps.percpu, &zero, sizeof(zero), vals,
-				   ncpus * sizeof(*vals), 0);
-	for (int c = 0; c < ncpus && !err; c++) {
-		counters_add(&lost, &vals[c].lost, sizeof(lost));
-		for (int i = 0; i < LOOKUP_FS_SLOTS && !err; i++) {
-			struct lookup_fs_name name = {};
-			struct fs_result *fs;
-			__u64 type = vals[c].fs[i].fs_type;
-
-			if (!type)
-				continue;
-			if (bpf_map__lookup_elem(skel->maps.fs_names, &type, sizeof(type), &name,
-						 sizeof(name), 0) || !name.name[0])
-				snprintf(name.name, sizeof(name.name), "fs@%llx",
-					 (unsigned long long)type);
-			name.name[FS_NAME_LEN - 1] = 0;
-			fs = profile_add_fs(p, name.name);
-			if (!fs)
-				err = -ENOMEM;
-			else
-				counters_add(&fs->s, &vals[c].fs[i].s, sizeof(fs->s));
-		}
-	}
-	free(vals);
-	if (err)
-		return err;
-	/*
-	 * What the programs leave out to save instructions on every check:
-	 * each check has one origin, a check the fast path did not take was
-	 * made by IP (nested), and an IP call that made no SIP call was
-	 * refused before it (denied).
-	 */
-	for (size_t i = 0; i < p->nfs; i++) {
-		struct lookup_stats *st = &p->fs[i].s;
-
-		st->checks = 0;
-		for (int o = 0; o < LOOKUP_ORIGINS; o++)
-			st->checks += st->origin[o];
-		st->nested = st->checks > st->did_skip ? st->checks - st->did_skip : 0;
-		st->denied = st->ip_calls > st->nested ? st->ip_calls - st->nested : 0;
-	}
-	profile_sort_fs(p);
-	/* The programs' own losses, beside the kernel's count of their misses. */
-	family_add_lost(res, "no_task_storage", lost.no_task_storage);
-	family_add_lost(res, "fs_table_full", lost.fs_table_full);
-	family_add_lost(res, "call_site_unread", lost.call_site_unread);
-	family_add_lost(res, "unattributed_return_hook", lost.unattributed_return_hook);
-	family_add_lost(res, "unattributed_call_site", lost.unattributed_call_site);
-	return 0;
-}
-
-/* Adapters from the typed skeleton API to the table below. */
-#define SKEL_GLUE(x)                                                                   \
-	static void *x##_open(void) { return x##_bpf__open(); }                            \
-	static struct bpf_object *x##_object(void *s) { return ((struct x##_bpf *)s)->obj; } \
-	static int x##_load(void *s) { return x##_bpf__load(s); }                          \
-	static int x##_attach(void *s) { return x##_bpf__attach(s); }                      \
-	static void x##_destroy(void *s) { x##_bpf__destroy(s); }                          \
-	static struct bpf_map *x##_tracked(void *s) { return ((struct x##_bpf *)s)->maps.tracked; } \
-	static struct bpf_object_skeleton *x##_skeleton(void *s) { return ((struct x##_bpf *)s)->skeleton; } \
-	static struct bpf_map *x##_cgroup_wanted(void *s)                                  \
-	{ return ((struct x##_bpf *)s)->maps.cgroup_wanted; }                               \
-	static __u64 x##_tracked_full(void *s) { return ((struct x##_bpf *)s)->bss->tracked_full; } \
-	static struct bpf_map *x##_samples(void *s) { return ((struct x##_bpf *)s)->maps.samples; } \
-	static void x##_emit_samples(void *s) { ((struct x##_bpf *)s)->rodata->emit_samples = true; } \
-	static const __u64 *x##_samples_unsent(void *s) { return ((struct x##_bpf *)s)->bss->samples_unsent; }
-/* The families with one per-CPU stats entry, read generically. */
-#define STATS_GLUE(x) \
-	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
-
-SKEL_GLUE(access)
-SKEL_GLUE(exec)
-SKEL_GLUE(lookup)
-STATS_GLUE(access)
-STATS_GLUE(exec)
-
-#define OPS(x, ...) {                                                    \
-	.open = x##_open, .object = x##_object, .configure = x##_configure,   \
-	.load = x##_load, .attach = x##_attach, .destroy = x##_destroy,       \
-	.tracked = x##_tracked, .skeleton = x##_skeleton,                      \
-	.cgroup_wanted = x##_cgroup_wanted, .tracked_full = x##_tracked_full,   \
-	.samples = x##_samples, .emit_samples = x##_emit_samples,               \
-	.samples_unsent = x##_samples_unsent,                                  \
-	__VA_ARGS__                                                            \
-}
-
-/* The modes each family can attach in are the schema's. */
-static const struct family_ops family_ops[FAMILY_COUNT] = {
-	[FAMILY_LOOKUP] = OPS(lookup, .collect = lookup_collect, .after_attach = lookup_after_attach),
-	[FAMILY_ACCESS] = OPS(access, .stats = access_stats),
-	[FAMILY_EXEC] = OPS(exec, .stats = exec_stats),
+/* Each family's glue; the modes it can attach in are the schema's. */
+static const struct family_ops *const family_ops[FAMILY_COUNT] = {
+	[FAMILY_LOOKUP] = &lookup_ops,
+	[FAMILY_ACCESS] = &access_ops,
+	[FAMILY_EXEC] = &exec_ops,
 };
+/* A new family needs its row above too: family_start() refuses a missing one. */
+_Static_assert(FAMILY_COUNT == 3, "a new family wants its glue in family_ops[]");
 
 /* ---- mode selection ------------------------------------------------------- */
 
@@ -717,10 +429,14 @@ static void collect_samples(struct family *fam)
 struct family *family_start(enum family_id f, const struct probe_opts *o,
 			    struct family_result *res)
 {
-	const struct family_ops *ops = &family_ops[f];
+	const struct family_ops *ops = family_ops[f];
 	struct family *fam;
 	void *skel = NULL;
 
+	if (!ops) {
+		pr_err("BUG: family %s has no glue in family_ops[] (src/attach.c)", family_name(f));
+		abort();
+	}
 	memset(res, 0, sizeof(*res));
 	for (enum attach_mode m = MODE_FENTRY; m < MODE_COUNT && !skel; m++) {
 		struct attach_attempt *t;
