@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The counter tables of the docs, held to the schema (src/schema.c) as
+ * docs/metrics.md is held to the exposition (test_prom.c): every row a
+ * table is meant to list has a row there, and every counter a table lists
+ * exists, so a counter added, renamed or removed fails here until the docs
+ * say so.  What each table is meant to list:
+ *
+ * - docs/report.md, "JSON report": every row of the family, of every kind,
+ *   since the JSON report writes them all, in the order of the schema as
+ *   the report writes them.  A grouped row is a key of its
+ *   group's object: the group's row names it (`ineligible`: `mode`, ...).
+ *   Besides the counters, `latency` (the outcomes' mean latencies) and
+ *   lookup's `main_ineligibility` are keys the report adds.
+ * - docs/report.md, "CSV report": every row again, as the CSV writes them:
+ *   an outcome is a subject (with the metrics `calls` and
+ *   `latency_sum_ns`), the errno table is the metric `errno_calls`, every
+ *   other row is a metric named by its key ("ineligible_mode").
+ * - docs/profile-format.md, the tables of `families.*`: the rows a profile
+ *   stores, COUNT, OUTCOME and ERRNOS; a SUM or RATIO is computed by every
+ *   reader and never written, so a table naming one is wrong.  Outcomes are
+ *   the keys of `outcomes` (and rows of access's outcome table), a group's
+ *   rows the keys of its object, as in report.md.
+ * - docs/gate-rules.md, "Metrics": the metric namespace gate checks rule
+ *   names against, metrics_schema() (FAMILY.KEY for every row but the
+ *   errno table, the latencies, FAMILY.lost), without the [fsname] copies
+ *   the text describes once; `{mean,p50,p90,p99}` and OUTCOME stand for
+ *   what they list.  Its bench table lists bench_metric_rows' keys.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#include "metrics.h"
+#include "schema.h"
+
+/* ---- a doc and its tables ------------------------------------------------ */
+
+struct doc {
+	const char *name; /* "docs/report.md" */
+	char *text;
+	int problems;     /* printed so far; the test fails at the end if any */
+};
+
+static void doc_load(struct doc *d, const char *name)
+{
+	char *path;
+
+	d->name = name;
+	d->problems = 0;
+	assert_true(asprintf(&path, "%s/../../../%s", testdata_dir(), name) > 0);
+	d->text = slurp(path, NULL);
+	if (!d->text)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	free(path);
+}
+
+/* Every problem is printed, then one failure names how many. */
+static void doc_done(struct doc *d)
+{
+	free(d->text);
+	if (d->problems)
+		fail_msg("%s: %d counter(s) out of step with the schema (above)", d->name,
+			 d->problems);
+}
+
+#define problem(d, ...) do { print_error("%s: ", (d)->name); print_error(__VA_ARGS__); \
+			      print_error("\n"); (d)->problems++; } while (0)
+
+/* The text from the line holding `from` to the line holding `to`. */
+struct region {
+	struct doc *doc;
+	const char *what; /* "JSON report, access" */
+	const char *from, *to;
+};
+
+static struct region region(struct doc *d, const char *what, const char *from, const char *to)
+{
+	struct region r = { .doc = d, .what = what };
+
+	r.from = strstr(d->text, from);
+	if (!r.from)
+		fail_msg("%s: no \"%s\", where the %s table starts: update test_docs.c if the "
+			 "doc moved it", d->name, from, what);
+	r.to = strstr(r.from, to);
+	if (!r.to)
+		fail_msg("%s: no \"%s\" after \"%s\", where the %s table ends: update "
+			 "test_docs.c if the doc moved it", d->name, to, from, what);
+	return r;
+}
+
+/* The next table row ("| ... |") of `r` after *at (NULL: the first), or NULL. */
+static const char *next_row(const struct region *r, const char *at)
+{
+	const char *line = strchr(at ? at : r->from, '\n');
+
+	while (line && ++line < r->to) {
+		if (*line == '|')
+			return line;
+		line = strchr(line, '\n');
+	}
+	return NULL;
+}
+
+/* Cell `n` (0: the first) of `row`, [*start, *end); a `|` inside `code` is text. */
+static bool cell(const char *row, int n, const char **start, const char **end)
+{
+	bool code = false;
+	int at = -1;
+
+	*start = *end = row;
+	for (const char *p = row; *p && *p != '\n'; p++) {
+		if (*p == '`')
+			code = !code;
+		if (*p != '|' || code)
+			continue;
+		if (at == n) {
+			*end = p;
+			return true;
+		}
+		*start = p + 1;
+		at++;
+	}
+	return false;
+}
+
+/* The last cell of `row`: the meaning. */
+static void last_cell(const char *row, const char **start, const char **end)
+{
+	int n = 0;
+
+	while (cell(row, n + 1, start, end))
+		n++;
+	assert_true(cell(row, n, start, end));
+}
+
+/* The next `code` span in [*p, end) into buf; false when there is none. */
+static bool next_code(const char **p, const char *end, char *buf, size_t size)
+{
+	const char *open = *p, *close;
+
+	while (open < end && *open != '`')
+		open++;
+	if (open >= end)
+		return false;
+	close = memchr(open + 1, '`', end - open - 1);
+	if (!close)
+		return false;
+	snprintf(buf, size, "%.*s", (int)(close - open - 1), open + 1);
+	*p = close + 1;
+	return true;
+}
+
+/* A key, not a value or an expression: [a-z0-9_]+ */
+static bool is_key(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* Does [start, end) hold `key` as a code span? */
+static bool names(const char *start, const char *end, const char *key)
+{
+	char buf[128];
+
+	while (next_code(&start, end, buf, sizeof(buf)))
+		if (!strcmp(buf, key))
+			return true;
+	return false;
+}
+
+/* Does a row of `r` have `key` in its first cell (and which row)? */
+static const char *row_of(const struct region *r, const char *key)
+{
+	for (const char *row = next_row(r, NULL); row; row = next_row(r, row)) {
+		const char *s, *e;
+
+		if (cell(row, 0, &s, &e) && names(s, e, key))
+			return row;
+	}
+	return NULL;
+}
+
+/* ---- the schema's rows ----------------------------------------------------- */
+
+static const struct schema_row *row_named(enum family_id f, const char *name)
+{
+	for (int i = 0; i < schema[f].nrows; i++)
+		if (!schema[f].rows[i].group && !strcmp(schema[f].rows[i].name, name))
+			return &schema[f].rows[i];
+	return NULL;
+}
+
+static bool is_group(enum family_id f, const char *name)
+{
+	for (int i = 0; i < schema[f].nrows; i++)
+		if (schema[f].rows[i].group && !strcmp(schema[f].rows[i].group, name))
+			return true;
+	return false;
+}
+
+static bool in_group(enum family_id f, const char *group, const char *name)
+{
+	for (int i = 0; i < schema[f].nrows; i++)
+		if (schema[f].rows[i].group && !strcmp(schema[f].rows[i].group, group) &&
+		    !strcmp(schema[f].rows[i].name, name))
+			return true;
+	return false;
+}
+
+static bool stored(const struct schema_row *r)
+{
+	return r->kind == ROW_COUNT || r->kind == ROW_OUTCOME || r->kind == ROW_ERRNOS;
+}
+
+static const char *const kind_names[] = {
+	[ROW_COUNT] = "COUNT", [ROW_OUTCOME] = "OUTCOME", [ROW_ERRNOS] = "ERRNOS",
+	[ROW_SUM] = "SUM", [ROW_RATIO] = "RATIO",
+};
+
+/*
+ * A grouped row is named in the meaning of its group's row; every key that
+ * meaning names is a row of the group.
+ */
+static void check_group(const struct region *r, enum family_id f, const char *row,
+			const char *group)
+{
+	const char *s, *e;
+	char key[128];
+
+	last_cell(row, &s, &e);
+	for (int i = 0; i < schema[f].nrows; i++) {
+		const struct schema_row *x = &schema[f].rows[i];
+
+		if (x->group && !strcmp(x->group, group) && !names(s, e, x->name))
+			problem(r->doc, "%s: the row of `%s` does not name `%s` (%s.%s_%s in the "
+				"schema): add it to that row", r->what, group, x->name,
+				schema[f].name, group, x->name);
+	}
+	while (next_code(&s, e, key, sizeof(key)))
+		if (is_key(key) && !in_group(f, group, key))
+			problem(r->doc, "%s: the row of `%s` names `%s`, which is no row of that "
+				"group in the schema (renamed or removed?): correct or delete it",
+				r->what, group, key);
+}
+
+/* ---- docs/report.md -------------------------------------------------------- */
+
+/*
+ * The JSON report's table of family f: every row of the schema, and no key
+ * but those and `extra`, the keys the report adds (NULL-terminated).
+ */
+static void check_report_json(struct doc *d, enum family_id f, const struct region *r,
+			      const char *const *extra)
+{
+	const char *last = NULL, *last_key = NULL;
+
+	for (int i = 0; i < schema[f].nrows; i++) {
+		const struct schema_row *x = &schema[f].rows[i];
+		const char *key = x->group ? x->group : x->name, *at = row_of(r, key);
+
+		if (!at)
+			problem(d, "%s: no row for `%s` (%s.%s, %s in the schema): add one",
+				r->what, key, schema[f].name, x->name, kind_names[x->kind]);
+		else if (last && at < last)
+			problem(d, "%s: `%s` comes before `%s`, but the report writes them in the "
+				"order of the schema: move its row", r->what, key, last_key);
+		else {
+			last = at;
+			last_key = key;
+		}
+	}
+	for (const char *row = next_row(r, NULL); row; row = next_row(r, row)) {
+		const char *s, *e;
+		char key[128];
+		bool known;
+
+		if (!cell(row, 0, &s, &e))
+			continue;
+		while (next_code(&s, e, key, sizeof(key))) {
+			known = row_named(f, key) != NULL;
+			for (size_t k = 0; extra[k] && !known; k++)
+				known = !strcmp(extra[k], key);
+			if (is_group(f, key))
+				check_group(r, f, row, key);
+			else if (!known)
+				problem(d, "%s: the row of `%s` names no row of the %s schema "
+					"(renamed or removed?): correct or delete it", r->what, key,
+					schema[f].name);
+		}
+	}
+}
+
+/*
+ * The CSV report's table: for family f, an outcome is a subject, the errno
+ * table the metric `errno_calls`, any other row a metric under its key.
+ */
+static void check_report_csv(struct doc *d, enum family_id f, const struct region *r)
+{
+	char key[64];
+	bool seen[64] = { false };
+
+	assert_true(schema[f].nrows <= 64);
+	for (const char *row = next_row(r, NULL); row; row = next_row(r, row)) {
+		const char *s, *e, *ss, *se, *ms, *me;
+		char word[128];
+		bool outcome_row = false;
+
+		if (!cell(row, 0, &s, &e) || !cell(row, 1, &ss, &se) || !cell(row, 2, &ms, &me) ||
+		    !next_code(&s, e, word, sizeof(word)) || strcmp(word, schema[f].name))
+			continue;
+		while (next_code(&ss, se, word, sizeof(word))) {
+			const struct schema_row *x = row_named(f, word);
+
+			if (x && x->kind == ROW_OUTCOME) {
+				seen[x - schema[f].rows] = true;
+				outcome_row = true;
+			} else if (is_key(word) && strcmp(word, "all"))
+				problem(d, "%s: `%s` is a subject, but no outcome of the %s schema "
+					"(renamed or removed?): correct or delete it", r->what, word,
+					schema[f].name);
+		}
+		while (next_code(&ms, me, word, sizeof(word))) {
+			int i = schema_row_index(f, word);
+
+			if (outcome_row && (!strcmp(word, "calls") || !strcmp(word, "latency_sum_ns")))
+				continue;
+			if (!strcmp(word, "errno_calls")) {
+				for (i = 0; i < schema[f].nrows; i++)
+					if (schema[f].rows[i].kind == ROW_ERRNOS)
+						break;
+				if (i == schema[f].nrows)
+					problem(d, "%s: `errno_calls` for %s, which has no errno table",
+						r->what, schema[f].name);
+				else
+					seen[i] = true;
+				continue;
+			}
+			if (i < 0 || schema[f].rows[i].kind == ROW_OUTCOME ||
+			    schema[f].rows[i].kind == ROW_ERRNOS)
+				problem(d, "%s: the metric `%s` of %s is no row key of its schema "
+					"(renamed or removed?): correct or delete it", r->what, word,
+					schema[f].name);
+			else
+				seen[i] = true;
+		}
+	}
+	for (int i = 0; i < schema[f].nrows; i++)
+		if (!seen[i])
+			problem(d, "%s: no %s row has the %s `%s` (%s.%s, %s in the schema): "
+				"add it", r->what, schema[f].name,
+				schema[f].rows[i].kind == ROW_OUTCOME ? "subject" : "metric",
+				schema[f].rows[i].kind == ROW_ERRNOS ? "errno_calls" :
+				schema_row_key(&schema[f].rows[i], key, sizeof(key)),
+				schema[f].name, schema[f].rows[i].name,
+				kind_names[schema[f].rows[i].kind]);
+}
+
+static void report_md_lists_every_counter(void **state)
+{
+	static const char *const outcome_extra[] = { "latency", NULL };
+	static const char *const lookup_extra[] = { "main_ineligibility", NULL };
+	struct doc d;
+	struct region r;
+
+	(void)state;
+	doc_load(&d, "docs/report.md");
+	r = region(&d, "JSON report, access", "**`access`**", "**`exec`**");
+	check_report_json(&d, FAMILY_ACCESS, &r, outcome_extra);
+	r = region(&d, "JSON report, exec", "**`exec`**", "**`lookup`**");
+	check_report_json(&d, FAMILY_EXEC, &r, outcome_extra);
+	r = region(&d, "JSON report, lookup's per_fs entry", "Each `per_fs` entry has these keys",
+		   "Real output for the profile above");
+	check_report_json(&d, FAMILY_LOOKUP, &r, lookup_extra);
+	r = region(&d, "CSV report", "## CSV report", "A counter that the profile predates");
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		check_report_csv(&d, f, &r);
+	doc_done(&d);
+}
+
+/* ---- docs/profile-format.md ------------------------------------------------ */
+
+/*
+ * The table of family f: every stored row (an outcome under `outcomes`), and
+ * no key but stored rows, their groups and `outcomes`.
+ */
+static void check_profile_format(struct doc *d, enum family_id f, const struct region *r)
+{
+	const char *outcomes = row_of(r, "outcomes");
+
+	for (int i = 0; i < schema[f].nrows; i++) {
+		const struct schema_row *x = &schema[f].rows[i];
+		const char *s, *e;
+
+		if (!stored(x))
+			continue;
+		if (x->kind == ROW_OUTCOME) {
+			if (!outcomes)
+				problem(d, "%s: no row for `outcomes`, where the outcome `%s` is "
+					"stored: add one", r->what, x->name);
+			else {
+				last_cell(outcomes, &s, &e);
+				if (!names(s, e, x->name))
+					problem(d, "%s: the row of `outcomes` does not name `%s` (an "
+						"OUTCOME of the %s schema): add it", r->what, x->name,
+						schema[f].name);
+			}
+		} else if (!row_of(r, x->group ? x->group : x->name))
+			problem(d, "%s: no row for `%s` (%s.%s, stored: %s): add one", r->what,
+				x->group ? x->group : x->name, schema[f].name, x->name,
+				kind_names[x->kind]);
+	}
+	for (const char *row = next_row(r, NULL); row; row = next_row(r, row)) {
+		const char *s, *e;
+		char key[128];
+
+		if (!cell(row, 0, &s, &e))
+			continue;
+		while (next_code(&s, e, key, sizeof(key))) {
+			const struct schema_row *x = row_named(f, key);
+
+			if (is_group(f, key))
+				check_group(r, f, row, key);
+			else if (!strcmp(key, "outcomes")) {
+				const char *ms, *me;
+				char word[128];
+
+				last_cell(row, &ms, &me);
+				while (next_code(&ms, me, word, sizeof(word))) {
+					const struct schema_row *o = row_named(f, word);
+
+					if (is_key(word) && (!o || o->kind != ROW_OUTCOME))
+						problem(d, "%s: the row of `outcomes` names `%s`, which is "
+							"no outcome of the %s schema (renamed or "
+							"removed?): correct or delete it", r->what, word,
+							schema[f].name);
+				}
+			} else if (x && !stored(x))
+				problem(d, "%s: `%s` is a %s, computed by every reader and never "
+					"stored in a profile: delete its row", r->what, key,
+					kind_names[x->kind]);
+			else if (!x)
+				problem(d, "%s: the row of `%s` names no row of the %s schema "
+					"(renamed or removed?): correct or delete it", r->what, key,
+					schema[f].name);
+		}
+	}
+}
+
+static void profile_format_md_lists_every_stored_counter(void **state)
+{
+	struct doc d;
+	struct region r;
+
+	(void)state;
+	doc_load(&d, "docs/profile-format.md");
+	r = region(&d, "families.access", "### `families.access`", "### `families.exec`");
+	check_profile_format(&d, FAMILY_ACCESS, &r);
+	r = region(&d, "families.exec", "### `families.exec`", "#### The `errno` object");
+	check_profile_format(&d, FAMILY_EXEC, &r);
+	r = region(&d, "families.lookup's per_fs entry", "Each entry has these keys",
+		   "For every entry, as written");
+	check_profile_format(&d, FAMILY_LOOKUP, &r);
+	doc_done(&d);
+}
+
+/* ---- docs/gate-rules.md ---------------------------------------------------- */
+
+/* The names `pattern` stands for: {a,b} and OUTCOME expanded.  Adds to `out`. */
+static void expand(const char *pattern, struct metric_list *out)
+{
+	const char *brace = strchr(pattern, '{'), *word = strstr(pattern, "OUTCOME");
+	char buf[METRIC_NAME_LEN];
+
+	if (brace) {
+		const char *close = strchr(brace, '}');
+
+		assert_non_null(close);
+		for (const char *alt = brace + 1; alt < close;) {
+			size_t len = strcspn(alt, ",}");
+
+			snprintf(buf, sizeof(buf), "%.*s%.*s%s", (int)(brace - pattern), pattern,
+				 (int)len, alt, close + 1);
+			expand(buf, out);
+			alt += len + 1;
+		}
+		return;
+	}
+	if (word) {
+		int f = metric_family(pattern);
+
+		assert_true(f >= 0);
+		for (int i = 0; i < schema[f].nrows; i++)
+			if (schema[f].rows[i].kind == ROW_OUTCOME) {
+				snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(word - pattern), pattern,
+					 schema[f].rows[i].name, word + strlen("OUTCOME"));
+				expand(buf, out);
+			}
+		return;
+	}
+	assert_int_equal(metric_add(out, pattern, 0), 0);
+}
+
+static void gate_rules_md_lists_every_metric(void **state)
+{
+	struct metric_list known = { 0 }, documented = { 0 };
+	struct doc d;
+	struct region r;
+	char word[128];
+
+	(void)state;
+	doc_load(&d, "docs/gate-rules.md");
+	/* the first cells of every table from "## Metrics" to the bench section */
+	r = region(&d, "Metrics", "## Metrics", "### `bench.*`");
+	for (const char *row = next_row(&r, NULL); row; row = next_row(&r, row)) {
+		const char *s, *e;
+
+		if (!cell(row, 0, &s, &e))
+			continue;
+		while (next_code(&s, e, word, sizeof(word)))
+			if (metric_family(word) >= 0)
+				expand(word, &documented);
+	}
+	assert_int_equal(metrics_schema(NULL, &known), 0);
+	for (size_t i = 0; i < known.n; i++)
+		if (metric_family(known.m[i].name) >= 0 && !strchr(known.m[i].name, '[') &&
+		    !metrics_find(&documented, known.m[i].name))
+			problem(&d, "%s: no row for `%s`, a metric gate knows: add one (`{mean,p50,"
+				"p90,p99}` and OUTCOME may stand for several)", r.what,
+				known.m[i].name);
+	for (size_t i = 0; i < documented.n; i++)
+		if (!metrics_find(&known, documented.m[i].name))
+			problem(&d, "%s: `%s` is no metric gate knows (renamed or removed?): "
+				"correct or delete its row", r.what, documented.m[i].name);
+
+	/* permscope bench's keys */
+	r = region(&d, "bench.*", "### `bench.*`", "## Evaluation");
+	for (size_t k = 0; k < bench_metric_nrows; k++)
+		if (!row_of(&r, bench_metric_rows[k].key))
+			problem(&d, "%s: no row for `%s`, a key of bench_metric_rows: add one", r.what,
+				bench_metric_rows[k].key);
+	for (const char *row = next_row(&r, NULL); row; row = next_row(&r, row)) {
+		const char *s, *e;
+
+		if (!cell(row, 0, &s, &e))
+			continue;
+		while (next_code(&s, e, word, sizeof(word)))
+			if (bench_metric_index(word) < 0)
+				problem(&d, "%s: `%s` is no key of bench_metric_rows (renamed or "
+					"removed?): correct or delete its row", r.what, word);
+	}
+	metrics_free(&known);
+	metrics_free(&documented);
+	doc_done(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(report_md_lists_every_counter),
+		cmocka_unit_test(profile_format_md_lists_every_stored_counter),
+		cmocka_unit_test(gate_rules_md_lists_every_metric),
+	};
+
+	return cmocka_run_group_tests_name("docs", tests, NULL, NULL);
+}
