@@ -43,14 +43,17 @@ DEPFLAGS   = -MMD -MP -MT $@ -MF $(@D)/.$(@F).d
 
 FAMILIES  := access exec lookup
 SKELS     := $(FAMILIES:%=$(OUT)/%.skel.h)
-# The objects whose sources include a skeleton (today families.o).  Their
+# The objects whose sources include a skeleton (the family_*.o glue).  Their
 # .d files name the skeletons too, but only after a first build: this is
 # what makes a fresh build generate the skeletons before compiling them.
 SKEL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(shell grep -l '^\#include "[a-z_]*\.skel\.h"' src/*.c))
 SRCS      := $(wildcard src/*.c)
 OBJS      := $(SRCS:src/%.c=$(OUT)/%.o)
-# Everything but main.o, shared with the unit tests.
-LIB_OBJS  := $(filter-out $(OUT)/main.o,$(OBJS))
+# The command layer (main.c, cli.c, cmd_*.c: argp, the commands) and the
+# library under it.  The tests link the library alone, and `make
+# check-layout` keeps every library file from including commands.h.
+CMD_OBJS  := $(filter $(OUT)/main.o $(OUT)/cli.o $(OUT)/cmd_%.o,$(OBJS))
+LIB_OBJS  := $(filter-out $(CMD_OBJS),$(OBJS))
 
 # The unit tests, and the bad-input suite (tests/badinput/), a unit test too:
 # it runs ./permscope on files it makes, with no privileges needed.
@@ -69,7 +72,7 @@ VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls permscope $(OUT)
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps kernel-deps kernel-src run test unit-test live-test vmtest vmtest-src bench bench-vm vmlinux clean help \
+.PHONY: all deps test-deps kernel-deps kernel-src run test check-layout unit-test live-test vmtest vmtest-src bench bench-vm vmlinux clean help \
         check-tools
 
 all: permscope
@@ -81,6 +84,7 @@ help:
 	@echo "make run        deps + build, record this machine 5 s and print the per-fs report"
 	@echo "make test       test-deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
+	@echo "make check-layout  no include circle in src/, no library file including commands.h"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make sanitize-test  unit tests and ./permscope under ASan+UBSan, leaks checked"
 	@echo "make fuzz       each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60) s"
@@ -128,13 +132,17 @@ run: deps permscope
 
 # The VM suite runs when QEMU is there (make test-deps installs it);
 # PERMSCOPE_SKIP_VM=1 leaves it out for a quick run, and test_vm then skips.
-test: test-deps
+test: test-deps check-layout
 	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS) $(VM_BINS)
 	@vm=0; if [ -z "$(PERMSCOPE_SKIP_VM)" ] && command -v qemu-system-x86_64 >/dev/null; then \
 		tests/vm/vmtest || vm=$$?; \
 	else rm -rf $(OUT)/vm/run; echo "VM suite not run (PERMSCOPE_SKIP_VM or no qemu)"; fi; \
 	tests/run-all $(OUT)/tests && [ $$vm = 0 ] || { [ $$vm = 0 ] || echo "tests/vm/vmtest failed"; exit 1; }
 	@$(MAKE) --no-print-directory -j2 sanitize-test fuzz-regress
+
+# No include circle in src/, and the library never includes commands.h.
+check-layout:
+	@tests/check-layout
 
 unit-test: permscope $(UNIT_BINS)
 	@tests/run-all --unit-only $(OUT)/tests

@@ -112,7 +112,7 @@ enum lookup_origin {
 
 struct lookup_stats {
 	__u64 checks;     /* MAY_EXEC checks on directories: the sum of origin[],
-			   * filled in by user space */
+			   * filled in by schema_fill() (src/schema.c) */
 	__u64 did_skip;   /* not inside inode_permission(): the fast path took it */
 	__u64 would_skip; /* eligibility predicate holds */
 	__u64 may_exec_opt_in; /* i_opflags & 0x80: the MAY_EXEC opt-in (v2: precomputed flag) */
@@ -121,11 +121,11 @@ struct lookup_stats {
 	__u64 origin[LOOKUP_ORIGINS];     /* checks by who asked */
 	__u64 walk_would_skip; /* path-walk checks on eligible directories */
 	__u64 racing;     /* did skip an ineligible directory that changed just now: not judged */
-	__u64 nested;     /* made by inode_permission(): checks - did_skip, filled in
-			   * by user space */
+	__u64 nested;     /* made by inode_permission(): checks - did_skip, filled
+			   * in by schema_fill() */
 	__u64 ip_calls;   /* inode_permission() calls (MAY_EXEC, a directory) */
 	__u64 denied;     /* ip_calls - nested: refused before security_inode_permission(),
-			   * filled in by user space */
+			   * filled in by schema_fill() (src/schema.c) */
 	__u64 first_check; /* the kernel set IOP_FASTPERM during this very check */
 };
 

@@ -116,7 +116,6 @@ static const struct family_ops *const family_ops[FAMILY_COUNT] = {
 	[FAMILY_EXEC] = &exec_ops,
 };
 /* A new family needs its row above too: family_start() refuses a missing one. */
-_Static_assert(FAMILY_COUNT == 3, "a new family wants its glue in family_ops[]");
 
 /* ---- mode selection ------------------------------------------------------- */
 
@@ -506,6 +505,7 @@ static int programs_lost(struct family *fam, struct family_result *res)
 
 int family_collect(struct family *fam, struct profile *p)
 {
+	const struct family_schema *fs = &schema[fam->id];
 	struct family_result *res = &p->fam[fam->id];
 	void *stats;
 	__u32 zero = 0;
@@ -519,16 +519,20 @@ int family_collect(struct family *fam, struct profile *p)
 		family_add_lost(res, "tracked_full", fam->ops->tracked_full(fam->skel));
 	if (fam->rb)
 		collect_samples(fam);
-	if (fam->ops->collect)
-		return fam->ops->collect(fam->skel, p);
-	stats = profile_stats(p, fam->id, 0);
-	memset(stats, 0, schema[fam->id].stats_size);
-	err = percpu_sum(fam->ops->stats(fam->skel), &zero, stats, schema[fam->id].stats_size);
-	schema_settle(&schema[fam->id], stats);
-	/* access and exec count a call they could not follow as `drops`. */
-	if (!err && schema_row_index(fam->id, "drops") >= 0)
-		family_add_lost(res, "no_task_storage", (__u64)schema_value(&schema[fam->id],
-				schema_row_index(fam->id, "drops"), stats));
+	if (fam->ops->collect) {
+		err = fam->ops->collect(fam->skel, p);
+	} else {
+		stats = profile_stats(p, fam->id, 0);
+		memset(stats, 0, fs->stats_size);
+		err = percpu_sum(fam->ops->stats(fam->skel), &zero, stats, fs->stats_size);
+		schema_settle(fs, stats);
+	}
+	/* What the programs leave out to save instructions (filled rows). */
+	for (size_t i = 0; !err && i < profile_nstats(p, fam->id); i++)
+		schema_fill(fs, profile_stats(p, fam->id, i));
+	/* A call the family could not follow (no task storage) is a loss. */
+	if (!err && fs->drops != NO_ROW)
+		family_add_lost(res, "no_task_storage", profile_count(p, fam->id, fs->drops));
 	return err;
 }
 

@@ -10,18 +10,7 @@
 
 #include "access.skel.h"
 
-static int access_configure(void *s, const struct probe_opts *o, enum attach_mode m,
-			    char *why, size_t len)
-{
-	struct access_bpf *skel = s;
-
-	SET_FILTER(skel, o);
-	if (m != MODE_TRACEPOINT)
-		return 0;
-	return text_range(o, "prepare_creds", (__u64 *)&skel->rodata->cred_alloc_lo,
-			  (__u64 *)&skel->rodata->cred_alloc_len, why, len);
-}
-
+ALLOC_SITE_CONFIGURE(access, "prepare_creds", cred_alloc_lo, cred_alloc_len)
 SKEL_GLUE(access)
 STATS_GLUE(access)
 

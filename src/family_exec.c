@@ -10,18 +10,7 @@
 
 #include "exec.skel.h"
 
-static int exec_configure(void *s, const struct probe_opts *o, enum attach_mode m,
-			  char *why, size_t len)
-{
-	struct exec_bpf *skel = s;
-
-	SET_FILTER(skel, o);
-	if (m != MODE_TRACEPOINT)
-		return 0;
-	return text_range(o, "mm_alloc", (__u64 *)&skel->rodata->mm_alloc_lo,
-			  (__u64 *)&skel->rodata->mm_alloc_len, why, len);
-}
-
+ALLOC_SITE_CONFIGURE(exec, "mm_alloc", mm_alloc_lo, mm_alloc_len)
 SKEL_GLUE(exec)
 STATS_GLUE(exec)
 

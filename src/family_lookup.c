@@ -164,21 +164,6 @@ static int lookup_collect(void *s, struct profile *p)
 	free(vals);
 	if (err)
 		return err;
-	/*
-	 * What the programs leave out to save instructions on every check:
-	 * each check has one origin, a check the fast path did not take was
-	 * made by IP (nested), and an IP call that made no SIP call was
-	 * refused before it (denied).
-	 */
-	for (size_t i = 0; i < p->nfs; i++) {
-		struct lookup_stats *st = &p->fs[i].s;
-
-		st->checks = 0;
-		for (int o = 0; o < LOOKUP_ORIGINS; o++)
-			st->checks += st->origin[o];
-		st->nested = st->checks > st->did_skip ? st->checks - st->did_skip : 0;
-		st->denied = st->ip_calls > st->nested ? st->ip_calls - st->nested : 0;
-	}
 	profile_sort_fs(p);
 	/* The programs' own losses, beside the kernel's count of their misses. */
 	family_add_lost(res, "no_task_storage", lost.no_task_storage);

@@ -70,6 +70,23 @@ extern const struct family_ops lookup_ops;
 #define STATS_GLUE(x) \
 	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
 
+/*
+ * x_configure() of a family whose tracepoint mode counts an allocation only
+ * when its call_site lies in function FN's text (rodata LO and LEN).
+ */
+#define ALLOC_SITE_CONFIGURE(x, fn, lo, len)                                         \
+	static int x##_configure(void *s, const struct probe_opts *o, enum attach_mode m, \
+				 char *why, size_t wlen)                                  \
+	{                                                                           \
+		struct x##_bpf *skel = s;                                           \
+                                                                                    \
+		SET_FILTER(skel, o);                                                \
+		if (m != MODE_TRACEPOINT)                                           \
+			return 0;                                                   \
+		return text_range(o, fn, (__u64 *)&skel->rodata->lo,                \
+				  (__u64 *)&skel->rodata->len, why, wlen);           \
+	}
+
 /* A family's ops from SKEL_GLUE(x) and its x_configure(), plus its own extras. */
 #define FAMILY_OPS(x, ...) {                                             \
 	.open = x##_open, .object = x##_object, .configure = x##_configure,   \

@@ -328,6 +328,92 @@ static void rows_have_one_name_and_a_meaning_each(void **state)
 	}
 }
 
+/*
+ * The descriptors hold together: every row slot of the enum-indexed arrays
+ * filled (a forgotten row has no name), the events and drops rows in range
+ * and of the right kind, a filled row computed only from rows that are
+ * ready before it, and the names in compile-time texts the schema's.
+ */
+static void descriptors_leave_nothing_to_a_default(void **state)
+{
+	char names[128] = "", *tok, *save = NULL;
+	int f = 0, m = MODE_NONE + 1;
+
+	(void)state;
+	for (f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_schema *fs = &schema[f];
+
+		assert_int_equal(fs->id, f);
+		assert_non_null(fs->name);
+		assert_true(fs->events >= 0 && fs->events < fs->nrows);
+		assert_true(fs->drops == NO_ROW || (fs->drops >= 0 && fs->drops < fs->nrows));
+		for (int i = 0; i < fs->nrows; i++) {
+			const struct schema_row *r = &fs->rows[i];
+
+			if (!r->name)
+				fail_msg("%s: row %d has no name: a hole in its enum's array", fs->name, i);
+			if (r->fill == FILL_NONE)
+				continue;
+			assert_int_equal(r->kind, ROW_COUNT);
+			for (int j = 0; j < fs->nrows; j++)
+				if (((r->terms | r->whole) >> j & 1) && fs->rows[j].fill && j >= i)
+					fail_msg("%s.%s is filled from %s, filled after it", fs->name,
+						 r->name, fs->rows[j].name);
+		}
+	}
+	snprintf(names, sizeof(names), "%s", FAMILY_NAMES);
+	for (f = 0, tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save), f++)
+		assert_int_equal(family_by_name(tok), f);
+	assert_int_equal(f, FAMILY_COUNT);
+	snprintf(names, sizeof(names), "%s", MODE_NAMES);
+	for (save = NULL, tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save), m++)
+		assert_int_equal(mode_by_name(tok), m);
+	assert_int_equal(m, MODE_COUNT);
+	assert_string_equal(family_names_text(names, sizeof(names), "or"), "lookup, access or exec");
+	assert_string_equal(mode_names_text(names, sizeof(names), NULL), "fentry, kprobe, tracepoint");
+}
+
+/* Each family's stats are its own: distinct places of the right size in a profile. */
+static void every_family_has_its_own_place_in_a_profile(void **state)
+{
+	struct profile p = { 0 };
+	struct fs_result fs = { .name = "tmpfs" };
+
+	(void)state;
+	p.fs = &fs;
+	p.nfs = 1;
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const char *a = profile_stats(&p, f, 0);
+
+		for (int g = 0; g < f; g++) {
+			const char *b = profile_stats(&p, g, 0);
+
+			if (a < b + schema[g].stats_size && b < a + schema[f].stats_size)
+				fail_msg("the stats of %s and %s overlap", schema[f].name, schema[g].name);
+		}
+	}
+}
+
+/* The counts the programs leave out, from the ones they keep. */
+static void filled_rows_are_computed_from_their_terms(void **state)
+{
+	struct lookup_stats s = { .did_skip = 7, .ip_calls = 10 };
+
+	(void)state;
+	s.origin[LOOKUP_ORIGIN_WALK] = 12;
+	s.origin[LOOKUP_ORIGIN_CHDIR] = 3;
+	s.origin[LOOKUP_ORIGIN_MASK] = 1;
+	schema_fill(&schema[FAMILY_LOOKUP], &s);
+	assert_int_equal(s.checks, 16);
+	assert_int_equal(s.nested, 9);
+	assert_int_equal(s.denied, 1);
+	/* A difference never wraps: more skips than checks read as 0 nested. */
+	s.did_skip = 40;
+	schema_fill(&schema[FAMILY_LOOKUP], &s);
+	assert_int_equal(s.nested, 0);
+	assert_int_equal(s.denied, 10);
+}
+
 /* Delete obj.path (dotted) from a profile's JSON text; the new text. */
 static char *without(const char *text, const char *parent, const char *key)
 {
@@ -557,6 +643,9 @@ int main(void)
 		cmocka_unit_test(every_row_but_errno_counts_is_a_metric),
 		cmocka_unit_test(compare_shows_only_metrics_that_exist),
 		cmocka_unit_test(rows_have_one_name_and_a_meaning_each),
+		cmocka_unit_test(descriptors_leave_nothing_to_a_default),
+		cmocka_unit_test(every_family_has_its_own_place_in_a_profile),
+		cmocka_unit_test(filled_rows_are_computed_from_their_terms),
 		cmocka_unit_test(help_describes_every_row),
 		cmocka_unit_test(a_counter_missing_from_an_older_profile_is_absent_not_zero),
 		cmocka_unit_test(the_0x80_count_of_older_profiles_is_read_under_its_old_name),
