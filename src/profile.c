@@ -110,6 +110,59 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* A malloc'ed copy of the NULL-terminated `argv`; NULL when out of memory. */
+static char **copy_command(char *const *argv)
+{
+	size_t n = 0;
+	char **copy;
+
+	while (argv[n])
+		n++;
+	copy = calloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; copy && i < n; i++)
+		if (!(copy[i] = strdup(argv[i]))) {
+			while (i--)
+				free(copy[i]);
+			free(copy);
+			copy = NULL;
+		}
+	return copy;
+}
+
+int profile_copy(struct profile *dst, const struct profile *src)
+{
+	*dst = *src;
+	/* None of src's buffers is dst's: whatever fails below leaves dst safe to free. */
+	dst->command = NULL;
+	dst->fs = NULL;
+	dst->runs = NULL;
+	dst->nruns = 0;
+	if (src->command && !(dst->command = copy_command(src->command)))
+		goto no_memory;
+	if (src->nfs && !(dst->fs = malloc(src->nfs * sizeof(*dst->fs))))
+		goto no_memory;
+	if (src->nfs)
+		memcpy(dst->fs, src->fs, src->nfs * sizeof(*dst->fs));
+	if (src->nruns && !(dst->runs = calloc(src->nruns, sizeof(*dst->runs))))
+		goto no_memory;
+	for (; dst->nruns < src->nruns; dst->nruns++) {
+		const struct metric_list *from = &src->runs[dst->nruns];
+		struct metric_list *to = &dst->runs[dst->nruns];
+
+		/* as large as the original, so that it grows as the original would */
+		if (from->cap && !(to->m = malloc(from->cap * sizeof(*to->m))))
+			goto no_memory;
+		if (from->n)
+			memcpy(to->m, from->m, from->n * sizeof(*to->m));
+		to->n = from->n;
+		to->cap = from->cap;
+	}
+	return 0;
+no_memory:
+	profile_free(dst);
+	return -ENOMEM;
+}
+
 /* The first line of a one-line file (/proc, /sys) into BUF, "" when unreadable. */
 static void read_first_line(const char *path, char *buf, size_t size)
 {

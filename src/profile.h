@@ -131,6 +131,12 @@ double family_events(const struct profile *p, enum family_id f);
 
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
+/*
+ * Make `dst` a copy of `src` that owns buffers of its own (command, fs,
+ * runs), for profile_free() to free apart from `src`'s.  0, or -ENOMEM
+ * with `dst` holding nothing to free.
+ */
+int profile_copy(struct profile *dst, const struct profile *src);
 /* Fill host and kernel identity from uname() and /proc. */
 void profile_set_host(struct profile *p);
 
