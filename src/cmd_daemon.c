@@ -150,14 +150,6 @@ struct daemon {
 	struct prom_daemon stats; /* under lock */
 };
 
-/* A profile with base's identity and no counts yet: its pointers are base's NULLs. */
-static void profile_from_base(struct profile *p, const struct daemon *d)
-{
-	*p = d->base;
-	p->fs = NULL;
-	p->nfs = 0;
-}
-
 /* The metrics thread's view: the maps read now, on every scrape. */
 static char *render_metrics(void *ctx, size_t *len)
 {
@@ -166,7 +158,8 @@ static char *render_metrics(void *ctx, size_t *len)
 	struct profile p;
 	char *body = NULL;
 
-	profile_from_base(&p, d);
+	if (profile_copy(&p, &d->base))
+		return NULL;
 	p.end_ns = now_realtime_ns();
 	if (recorder_collect(&d->rec, &p) == 0) {
 		pthread_mutex_lock(&d->lock);
@@ -174,7 +167,7 @@ static char *render_metrics(void *ctx, size_t *len)
 		pthread_mutex_unlock(&d->lock);
 		body = prom_render(&p, &stats, len);
 	}
-	free(p.fs);
+	profile_free(&p);
 	return body;
 }
 
@@ -186,29 +179,22 @@ static int snapshot(struct daemon *d, struct statedir *sd, const struct profile 
 		    struct profile *total)
 {
 	char name[PATH_MAX + 64];
-	struct profile delta;
+	struct profile delta = { 0 };
 	int err;
 
-	profile_from_base(total, d);
+	/* whatever fails, total is left a profile with an end time: serve() keeps it as prev */
+	err = profile_copy(total, &d->base);
 	total->end_ns = now_realtime_ns();
-	err = recorder_collect(&d->rec, total);
-	delta = *total;
+	if (!err)
+		err = recorder_collect(&d->rec, total);
+	if (!err)
+		err = profile_copy(&delta, total);
 	delta.start_ns = prev->end_ns;
-	delta.fs = NULL;
-	delta.nfs = 0;
-	if (!err && total->nfs) {
-		delta.fs = malloc(total->nfs * sizeof(*delta.fs));
-		if (!delta.fs)
-			err = -ENOMEM;
-		else
-			memcpy(delta.fs, total->fs, total->nfs * sizeof(*delta.fs));
-		delta.nfs = delta.fs ? total->nfs : 0;
-	}
 	if (!err)
 		err = profile_sub(&delta, prev);
 	if (!err)
 		err = statedir_snapshot(sd, total, &delta, name, sizeof(name));
-	free(delta.fs);
+	profile_free(&delta);
 	pthread_mutex_lock(&d->lock);
 	if (err) {
 		d->stats.snapshot_errors++;
@@ -253,7 +239,10 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_cmd 
 	int errors = 0;
 
 	/* Before the first interval: nothing counted, nothing lost, and both known. */
-	profile_from_base(&prev, d);
+	if (profile_copy(&prev, &d->base)) {
+		pr_err("out of memory");
+		return EXIT_FAIL;
+	}
 	prev.end_ns = d->base.start_ns;
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		prev.fam[f].lost_known = true;
@@ -278,7 +267,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_cmd 
 		if (sig <= 0 && now_monotonic_ns() < until)
 			continue;
 		errors += snapshot(d, sd, &prev, &total) != 0;
-		free(prev.fs);
+		profile_free(&prev);
 		prev = total;
 		if (sig == SIGTERM || sig == SIGINT || (stop && now_monotonic_ns() >= stop)) {
 			pr_info("%s: final snapshot written, stopping",
@@ -290,7 +279,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_cmd 
 		while (next <= now)
 			next += interval;
 	}
-	free(prev.fs);
+	profile_free(&prev);
 	return errors ? EXIT_FAIL : EXIT_OK;
 }
 
