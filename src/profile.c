@@ -7,12 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "hist.h"
-#include "statedir.h"
 #include "util.h"
 
 void *profile_stats(const struct profile *p, enum family_id f, size_t fs)
@@ -950,24 +947,16 @@ out:
 	return 0;
 }
 
-int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+int profile_read_named(const char *path, const char *name, struct profile *p, char *err,
+		       size_t errlen)
 {
-	char newest[PATH_MAX], why[256];
-	const char *snap = NULL;
+	char why[256];
 	char *text = NULL;
 	size_t len = 0;
-	struct stat st;
 	int ret;
 
-	/* A daemon's state directory stands for its newest running total. */
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (statedir_newest_total(path, newest, sizeof(newest), err, errlen))
-			return -1;
-		path = newest;
-		snap = strrchr(newest, '/') + 1;
-	}
 	if (read_input_file(path, PROFILE_MAX_BYTES, &text, &len, why, sizeof(why))) {
-		snprintf(err, errlen, "%s%s%s", snap ? snap : "", snap ? ": " : "", why);
+		snprintf(err, errlen, "%s%s%s", name ? name : "", name ? ": " : "", why);
 		return -1;
 	}
 	if (strlen(text) != len) {
@@ -978,4 +967,9 @@ int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	ret = profile_from_json(text, p, err, errlen);
 	free(text);
 	return ret;
+}
+
+int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+{
+	return profile_read_named(path, NULL, p, err, errlen);
 }
