@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "statedir.h"
 #include "util.h"
 
 enum { OPT_ALLOW_MODE_MISMATCH = 0x400 };
@@ -90,7 +91,7 @@ int cmd_compare(int argc, char **argv)
 	if ((ret = check_output_path(c.output)) != EXIT_OK)
 		return ret;
 	for (int i = 0; i < 2; i++)
-		if (profile_read(c.paths[i], &p[i], err, sizeof(err))) {
+		if (statedir_profile_read(c.paths[i], &p[i], err, sizeof(err))) {
 			pr_err("%s: %s", c.paths[i], err);
 			if (i)
 				profile_free(&p[0]);

@@ -1,42 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * permscope daemon: attach once, then every interval write a snapshot (the
- * running total and the interval's delta) into a state directory, and serve
- * the running total as Prometheus metrics until SIGTERM.
- *
- * Two threads: this one takes signals and writes snapshots; libmicrohttpd's
- * serves /metrics, reading the maps into a profile of its own per scrape.
- * They share only the attached families (read-only: reading a map is a
- * syscall) and the snapshot counters, under `lock`.
+ * permscope daemon: its options, their checks and its help.  What it does
+ * once they are known is the engine's (src/daemon.h).
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "commands.h"
+#include "daemon.h"
 #include "http.h"
-#include "prom.h"
-#include "record.h"
 #include "statedir.h"
 #include "util.h"
 
 #define DEFAULT_INTERVAL_S 60.0
 #define DEFAULT_KEEP 60
-
-struct daemon_cmd {
-	struct record_opts rec;
-	double interval_s;
-	const char *state_dir;
-	unsigned int keep;
-	const char *listen;
-	const char *log_path;
-};
 
 enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG };
 
@@ -57,7 +36,7 @@ static const struct argp_option daemon_options[] = {
 
 static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 {
-	struct daemon_cmd *c = state->input;
+	struct daemon_opts *c = state->input;
 	char *end;
 	double d;
 	unsigned long k;
@@ -143,172 +122,15 @@ static const struct argp daemon_argp = {
 	daemon_children, 0, 0,
 };
 
-struct daemon {
-	struct recorder rec;
-	struct profile base; /* host, filters, how each family attached; no counts */
-	pthread_mutex_t lock;
-	struct prom_daemon stats; /* under lock */
-};
-
-/* A profile with base's identity and no counts yet: its pointers are base's NULLs. */
-static void profile_from_base(struct profile *p, const struct daemon *d)
-{
-	*p = d->base;
-	p->fs = NULL;
-	p->nfs = 0;
-}
-
-/* The metrics thread's view: the maps read now, on every scrape. */
-static char *render_metrics(void *ctx, size_t *len)
-{
-	struct daemon *d = ctx;
-	struct prom_daemon stats;
-	struct profile p;
-	char *body = NULL;
-
-	profile_from_base(&p, d);
-	p.end_ns = now_realtime_ns();
-	if (recorder_collect(&d->rec, &p) == 0) {
-		pthread_mutex_lock(&d->lock);
-		stats = d->stats;
-		pthread_mutex_unlock(&d->lock);
-		body = prom_render(&p, &stats, len);
-	}
-	free(p.fs);
-	return body;
-}
-
-/*
- * Read the running totals into `total`, write them and their difference
- * from `prev` (the previous snapshot's totals) as the next snapshot.
- */
-static int snapshot(struct daemon *d, struct statedir *sd, const struct profile *prev,
-		    struct profile *total)
-{
-	char name[PATH_MAX + 64];
-	struct profile delta;
-	int err;
-
-	profile_from_base(total, d);
-	total->end_ns = now_realtime_ns();
-	err = recorder_collect(&d->rec, total);
-	delta = *total;
-	delta.start_ns = prev->end_ns;
-	delta.fs = NULL;
-	delta.nfs = 0;
-	if (!err && total->nfs) {
-		delta.fs = malloc(total->nfs * sizeof(*delta.fs));
-		if (!delta.fs)
-			err = -ENOMEM;
-		else
-			memcpy(delta.fs, total->fs, total->nfs * sizeof(*delta.fs));
-		delta.nfs = delta.fs ? total->nfs : 0;
-	}
-	if (!err)
-		err = profile_sub(&delta, prev);
-	if (!err)
-		err = statedir_snapshot(sd, total, &delta, name, sizeof(name));
-	free(delta.fs);
-	pthread_mutex_lock(&d->lock);
-	if (err) {
-		d->stats.snapshot_errors++;
-	} else {
-		d->stats.snapshots_written++;
-		d->stats.last_snapshot_ns = total->end_ns;
-	}
-	pthread_mutex_unlock(&d->lock);
-	if (err)
-		pr_err("snapshot into %s failed: %s (the metrics go on; the next interval tries "
-		       "again)", sd->path, strerror(-err));
-	else if (verbosity > 0)
-		pr_info("snapshot %s", name);
-	return err;
-}
-
-/* SIGHUP: logrotate has moved the log away; start a new one under --log's name. */
-static void reopen_log(const char *path)
-{
-	int err;
-
-	if (!path) {
-		pr_info("SIGHUP: logging to stderr, nothing to reopen");
-		return;
-	}
-	err = log_open(path);
-	if (err)
-		pr_err("SIGHUP: cannot reopen log %s: %s (still writing to the old one)", path,
-		       strerror(-err));
-	else
-		pr_info("SIGHUP: log reopened");
-}
-
-/* Run until SIGTERM/SIGINT or -d; a snapshot at every tick and a last one at the end. */
-static int serve(struct daemon *d, struct statedir *sd, const struct daemon_cmd *c,
-		 const sigset_t *set)
-{
-	uint64_t interval = (uint64_t)(c->interval_s * 1e9), start = now_monotonic_ns();
-	uint64_t next = start + interval;
-	uint64_t stop = c->rec.duration_s > 0 ? start + (uint64_t)(c->rec.duration_s * 1e9) : 0;
-	struct profile prev, total;
-	int errors = 0;
-
-	/* Before the first interval: nothing counted, nothing lost, and both known. */
-	profile_from_base(&prev, d);
-	prev.end_ns = d->base.start_ns;
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		prev.fam[f].lost_known = true;
-		prev.fam[f].nlost = 0;
-	}
-	for (;;) {
-		uint64_t now = now_monotonic_ns(), until = stop && stop < next ? stop : next;
-		struct timespec ts;
-		int sig = 0;
-
-		if (now < until) {
-			ts.tv_sec = (until - now) / 1000000000ULL;
-			ts.tv_nsec = (until - now) % 1000000000ULL;
-			sig = sigtimedwait(set, NULL, &ts);
-			if (sig < 0 && errno != EAGAIN)
-				continue; /* EINTR: a signal we do not take */
-		}
-		if (sig == SIGHUP) {
-			reopen_log(c->log_path);
-			continue;
-		}
-		if (sig <= 0 && now_monotonic_ns() < until)
-			continue;
-		errors += snapshot(d, sd, &prev, &total) != 0;
-		free(prev.fs);
-		prev = total;
-		if (sig == SIGTERM || sig == SIGINT || (stop && now_monotonic_ns() >= stop)) {
-			pr_info("%s: final snapshot written, stopping",
-				sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "--duration");
-			break;
-		}
-		/* Ticks stay on the start's grid; a slow snapshot skips ticks, never bunches them. */
-		now = now_monotonic_ns();
-		while (next <= now)
-			next += interval;
-	}
-	free(prev.fs);
-	return errors ? EXIT_FAIL : EXIT_OK;
-}
-
 int cmd_daemon(int argc, char **argv)
 {
-	struct daemon_cmd c = {
+	struct daemon_opts c = {
 		.interval_s = DEFAULT_INTERVAL_S, .state_dir = STATEDIR_DEFAULT,
 		.keep = DEFAULT_KEEP, .listen = HTTP_DEFAULT_LISTEN,
 	};
-	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct probe_opts probe;
-	struct http_server *srv = NULL;
-	struct statedir sd;
-	char err[PATH_MAX + 256], families[256];
+	char err[PATH_MAX + 256];
 	struct sockaddr_storage ss;
 	socklen_t sslen;
-	sigset_t set, oldmask;
-	int ret;
 
 	record_opts_init(&c.rec);
 	parse_command(&daemon_argp, argc, argv, &c);
@@ -323,58 +145,5 @@ int cmd_daemon(int argc, char **argv)
 	}
 	if (!families_may_load("daemon", NULL))
 		return EXIT_FAIL; /* before the log and the state directory are made */
-	log_detect_journal();
-	if (c.log_path && (ret = log_open(c.log_path))) {
-		/* log_open() opens with O_NOFOLLOW: ELOOP is a symlink at the path */
-		pr_err("cannot open log %s: %s", c.log_path, ret == -ELOOP ?
-		       "a symbolic link (never followed; name the file it points to)" : strerror(-ret));
-		return EXIT_USAGE;
-	}
-	if (statedir_open(&sd, c.state_dir, c.keep, err, sizeof(err))) {
-		pr_err("%s", err);
-		/* a DIR that is no directory, or unsafe, is bad usage; another daemon on it is not */
-		return sd.busy ? EXIT_FAIL : EXIT_USAGE;
-	}
-
-	/* Blocked before the HTTP thread starts, so it inherits the mask and signals come here. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &oldmask);
-	signal(SIGPIPE, SIG_IGN);
-
-	record_profile_init(&c.rec, &d.base);
-	probe = c.rec.probe;
-	probe.filter_tasks = c.rec.pid != 0;
-	if (c.rec.pid)
-		probe.track[probe.ntrack++] = c.rec.pid;
-	ret = recorder_attach(&d.rec, &probe, &d.base);
-	if (ret != EXIT_OK)
-		goto out;
-	d.base.start_ns = now_realtime_ns();
-
-	srv = http_start(c.listen, render_metrics, &d, err, sizeof(err));
-	if (!srv) {
-		pr_err("%s", err); /* it names the address */
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	if (!http_is_loopback(srv))
-		pr_warn("metrics served on %s: reachable from other hosts, which learn this "
-			"machine's kernel and workload counts", http_address(srv));
-	recorder_describe(&d.base, families, sizeof(families));
-	pr_info("permscope daemon %s (pid %d): %s", PERMSCOPE_VERSION, (int)getpid(), families);
-	pr_info("snapshots every %g s into %s (the newest %u kept)", c.interval_s, sd.path, c.keep);
-	/* Scripts and tests wait for this line: the endpoint answers from now on. */
-	pr_info("listening on http://%s/metrics", http_address(srv));
-	ret = serve(&d, &sd, &c, &set);
-out:
-	http_stop(srv); /* no scrape reads the maps once they go */
-	recorder_detach(&d.rec);
-	statedir_close(&sd);
-	while (sigtimedwait(&set, NULL, &(struct timespec){ 0 }) > 0)
-		;
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	return ret;
+	return daemon_run(&c);
 }

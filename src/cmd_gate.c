@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "metrics.h"
 #include "rules.h"
+#include "statedir.h"
 #include "util.h"
 
 #define DEFAULT_RULES_NAME "(default rules)"
@@ -410,11 +411,11 @@ int cmd_gate(int argc, char **argv)
 		return ret;
 	profile_init(&base);
 	profile_init(&new);
-	if (profile_read(c.base, &base, err, sizeof(err))) {
+	if (statedir_profile_read(c.base, &base, err, sizeof(err))) {
 		pr_err("%s: %s", c.base, err);
 		bad = true;
 	}
-	if (profile_read(c.new, &new, err, sizeof(err))) {
+	if (statedir_profile_read(c.new, &new, err, sizeof(err))) {
 		pr_err("%s: %s", c.new, err);
 		bad = true;
 	}

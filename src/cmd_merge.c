@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "metrics.h"
+#include "statedir.h"
 #include "util.h"
 
 enum { OPT_ALLOW_MODE_MISMATCH = 0x300 };
@@ -140,7 +141,7 @@ int cmd_merge(int argc, char **argv)
 	parse_command(&merge_argp, argc, argv, &c);
 	if ((ret = check_output_path(c.output)) != EXIT_OK)
 		return ret;
-	if (profile_read(c.inputs[0], &m, err, sizeof(err))) {
+	if (statedir_profile_read(c.inputs[0], &m, err, sizeof(err))) {
 		pr_err("%s: %s", c.inputs[0], err);
 		return EXIT_USAGE;
 	}
@@ -155,7 +156,7 @@ int cmd_merge(int argc, char **argv)
 		m.nruns = 1;
 	}
 	for (int i = 1; i < c.ninputs && ret == EXIT_OK; i++) {
-		if (profile_read(c.inputs[i], &p, err, sizeof(err))) {
+		if (statedir_profile_read(c.inputs[i], &p, err, sizeof(err))) {
 			pr_err("%s: %s", c.inputs[i], err);
 			ret = EXIT_USAGE;
 			break;

@@ -8,6 +8,7 @@
 #include "record.h"
 #include "render.h"
 #include "schema.h"
+#include "statedir.h"
 #include "util.h"
 
 #define REPORT_DEFAULT_SECONDS 5
@@ -106,7 +107,7 @@ int cmd_report(int argc, char **argv)
 			       "no FILE");
 			return EXIT_USAGE;
 		}
-		if (profile_read(c.input, &p, err, sizeof(err))) {
+		if (statedir_profile_read(c.input, &p, err, sizeof(err))) {
 			pr_err("%s: %s", c.input, err);
 			return EXIT_USAGE;
 		}

@@ -7,12 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "hist.h"
-#include "statedir.h"
 #include "util.h"
 
 /*
@@ -129,6 +126,59 @@ void profile_free(struct profile *p)
 		free(p->runs[r].m);
 	free(p->runs);
 	memset(p, 0, sizeof(*p));
+}
+
+/* A malloc'ed copy of the NULL-terminated `argv`; NULL when out of memory. */
+static char **copy_command(char *const *argv)
+{
+	size_t n = 0;
+	char **copy;
+
+	while (argv[n])
+		n++;
+	copy = calloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; copy && i < n; i++)
+		if (!(copy[i] = strdup(argv[i]))) {
+			while (i--)
+				free(copy[i]);
+			free(copy);
+			copy = NULL;
+		}
+	return copy;
+}
+
+int profile_copy(struct profile *dst, const struct profile *src)
+{
+	*dst = *src;
+	/* None of src's buffers is dst's: whatever fails below leaves dst safe to free. */
+	dst->command = NULL;
+	dst->fs = NULL;
+	dst->runs = NULL;
+	dst->nruns = 0;
+	if (src->command && !(dst->command = copy_command(src->command)))
+		goto no_memory;
+	if (src->nfs && !(dst->fs = malloc(src->nfs * sizeof(*dst->fs))))
+		goto no_memory;
+	if (src->nfs)
+		memcpy(dst->fs, src->fs, src->nfs * sizeof(*dst->fs));
+	if (src->nruns && !(dst->runs = calloc(src->nruns, sizeof(*dst->runs))))
+		goto no_memory;
+	for (; dst->nruns < src->nruns; dst->nruns++) {
+		const struct metric_list *from = &src->runs[dst->nruns];
+		struct metric_list *to = &dst->runs[dst->nruns];
+
+		/* as large as the original, so that it grows as the original would */
+		if (from->cap && !(to->m = malloc(from->cap * sizeof(*to->m))))
+			goto no_memory;
+		if (from->n)
+			memcpy(to->m, from->m, from->n * sizeof(*to->m));
+		to->n = from->n;
+		to->cap = from->cap;
+	}
+	return 0;
+no_memory:
+	profile_free(dst);
+	return -ENOMEM;
 }
 
 /* The first line of a one-line file (/proc, /sys) into BUF, "" when unreadable. */
@@ -927,24 +977,16 @@ out:
 	return 0;
 }
 
-int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+int profile_read_named(const char *path, const char *name, struct profile *p, char *err,
+		       size_t errlen)
 {
-	char newest[PATH_MAX], why[256];
-	const char *snap = NULL;
+	char why[256];
 	char *text = NULL;
 	size_t len = 0;
-	struct stat st;
 	int ret;
 
-	/* A daemon's state directory stands for its newest running total. */
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (statedir_newest_total(path, newest, sizeof(newest), err, errlen))
-			return -1;
-		path = newest;
-		snap = strrchr(newest, '/') + 1;
-	}
 	if (read_input_file(path, PROFILE_MAX_BYTES, &text, &len, why, sizeof(why))) {
-		snprintf(err, errlen, "%s%s%s", snap ? snap : "", snap ? ": " : "", why);
+		snprintf(err, errlen, "%s%s%s", name ? name : "", name ? ": " : "", why);
 		return -1;
 	}
 	if (strlen(text) != len) {
@@ -955,4 +997,9 @@ int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	ret = profile_from_json(text, p, err, errlen);
 	free(text);
 	return ret;
+}
+
+int profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+{
+	return profile_read_named(path, NULL, p, err, errlen);
 }

@@ -133,6 +133,12 @@ double family_events(const struct profile *p, enum family_id f);
 
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
+/*
+ * Make `dst` a copy of `src` that owns buffers of its own (command, fs,
+ * runs), for profile_free() to free apart from `src`'s.  0, or -ENOMEM
+ * with `dst` holding nothing to free.
+ */
+int profile_copy(struct profile *dst, const struct profile *src);
 /* Fill host and kernel identity from uname() and /proc. */
 void profile_set_host(struct profile *p);
 
@@ -171,11 +177,19 @@ int profile_write(const struct profile *p, const char *path);
 char *profile_to_json(const struct profile *p);
 
 /*
- * Read strictly; a daemon's state directory (src/statedir.h) reads as its
- * newest running total.  On failure returns -1 and puts a message fit for
- * "Error: <path>: <msg>" into `err`.
+ * Read the file at `path` strictly.  On failure returns -1 and puts a
+ * message fit for "Error: <path>: <msg>" into `err`.  The commands read
+ * what they are given with statedir_profile_read() (src/statedir.h), which
+ * also takes a daemon's state directory.
  */
 int profile_read(const char *path, struct profile *p, char *err, size_t errlen);
+/*
+ * profile_read() of a file the user named by another path (a state
+ * directory, for its newest snapshot `name`): when the file cannot be read
+ * at all, `err` starts with "<name>: ".
+ */
+int profile_read_named(const char *path, const char *name, struct profile *p, char *err,
+		       size_t errlen);
 int profile_from_json(const char *text, struct profile *p, char *err, size_t errlen);
 
 #endif

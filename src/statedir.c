@@ -282,3 +282,16 @@ int statedir_newest_total(const char *dir, char *out, size_t outlen, char *err, 
 	}
 	return 0;
 }
+
+int statedir_profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+{
+	char newest[PATH_MAX];
+	struct stat st;
+
+	/* a missing path too goes to profile_read(), which says "cannot open" */
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return profile_read(path, p, err, errlen);
+	if (statedir_newest_total(path, newest, sizeof(newest), err, errlen))
+		return -1;
+	return profile_read_named(newest, strrchr(newest, '/') + 1, p, err, errlen);
+}

@@ -52,5 +52,13 @@ void statedir_close(struct statedir *sd);
  * read profiles.  0 with its path in `out`, or -1 with `err` filled.
  */
 int statedir_newest_total(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
+/*
+ * What the commands read a profile argument with: a profile file, as
+ * profile_read() reads it, or a daemon's state directory, which stands for
+ * its newest running total.  On failure returns -1 and puts a message fit
+ * for "Error: <path>: <msg>" into `err` (one about the newest snapshot
+ * names it).
+ */
+int statedir_profile_read(const char *path, struct profile *p, char *err, size_t errlen);
 
 #endif

@@ -33,6 +33,7 @@
 #include "testutil.h"
 
 #include "profile.h"
+#include "statedir.h"
 #include "util.h"
 
 #define MISSING_PATH "/nonexistent-permscope-dir/missing-program"
@@ -461,7 +462,7 @@ static void sigterm_writes_a_final_snapshot_equal_to_the_metrics(void **state)
 	 * stop, not a slow detach.
 	 */
 	assert_true(took < 5.0);
-	if (profile_read(d.state, &p, err, sizeof(err)))
+	if (statedir_profile_read(d.state, &p, err, sizeof(err)))
 		fail_msg("%s: %s", d.state, err);
 	for (int i = 0; i < ACCESS_OUTCOMES; i++)
 		calls += p.access.calls[i];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Profile I/O (src/profile.c): JSON round trips, the strict reader's error
- * messages, and profile_write's atomic replace.  No root, no BPF.
+ * messages, profile_write's atomic replace, and profile_copy.  No root, no BPF.
  */
 #include <linux/types.h>
 #include <dirent.h>
@@ -748,6 +748,78 @@ static void file_with_a_nul_byte_is_refused(void **state)
 	free(text);
 }
 
+/* ---- profile_copy ------------------------------------------------------- */
+
+/* Two merged runs (permscope merge), so that a copy has every kind of owned buffer. */
+static void add_runs(struct profile *p)
+{
+	p->nruns = 2;
+	assert_non_null(p->runs = calloc(p->nruns, sizeof(*p->runs)));
+	for (size_t r = 0; r < p->nruns; r++) {
+		struct metric_list *l = &p->runs[r];
+
+		l->cap = 4; /* room left: a copy keeps it */
+		assert_non_null(l->m = calloc(l->cap, sizeof(*l->m)));
+		strcpy(l->m[l->n].name, "access.calls");
+		l->m[l->n++].value = 1000.0 * (r + 1);
+		strcpy(l->m[l->n].name, "exec.enoent_early_share");
+		l->m[l->n++].value = 0.25 * (r + 1);
+	}
+}
+
+static void a_copy_equals_the_original_and_owns_its_buffers(void **state)
+{
+	struct profile p, copy;
+
+	(void)state;
+	build_full_profile(&p);
+	add_runs(&p);
+	family_add_lost(&p.fam[FAMILY_EXEC], "ringbuf", 17);
+	p.fam[FAMILY_EXEC].lost_known = true;
+	p.absent[FAMILY_ACCESS] = 1u << 3;
+	assert_int_equal(profile_copy(&copy, &p), 0);
+
+	assert_profiles_equal(&p, &copy);
+	assert_memory_equal(copy.absent, p.absent, sizeof(p.absent));
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		assert_int_equal(copy.fam[f].lost_known, p.fam[f].lost_known);
+		assert_int_equal(copy.fam[f].nlost, p.fam[f].nlost);
+		assert_memory_equal(copy.fam[f].lost, p.fam[f].lost, sizeof(p.fam[f].lost));
+	}
+	assert_int_equal(copy.nruns, p.nruns);
+	for (size_t r = 0; r < p.nruns; r++) {
+		assert_int_equal(copy.runs[r].n, p.runs[r].n);
+		assert_int_equal(copy.runs[r].cap, p.runs[r].cap);
+		assert_memory_equal(copy.runs[r].m, p.runs[r].m, p.runs[r].n * sizeof(*p.runs[r].m));
+	}
+
+	/* Every buffer is the copy's own... */
+	assert_ptr_not_equal(copy.command, p.command);
+	for (size_t i = 0; p.command[i]; i++)
+		assert_ptr_not_equal(copy.command[i], p.command[i]);
+	assert_ptr_not_equal(copy.fs, p.fs);
+	assert_ptr_not_equal(copy.runs, p.runs);
+	for (size_t r = 0; r < p.nruns; r++)
+		assert_ptr_not_equal(copy.runs[r].m, p.runs[r].m);
+	/* ...so growing it leaves the original as it was (the daemon subtracts from a copy)... */
+	assert_non_null(profile_add_fs(&copy, "xfs"));
+	assert_int_equal(p.nfs, 4);
+	assert_string_equal(p.fs[3].name, "tmpfs");
+	/* ...and each is freed on its own: a double free or a leak fails `make sanitize-test`. */
+	profile_free(&copy);
+	profile_free(&p);
+
+	/* Nothing owned, nothing allocated. */
+	build_degraded_profile(&p);
+	assert_int_equal(profile_copy(&copy, &p), 0);
+	assert_profiles_equal(&p, &copy);
+	assert_null(copy.command);
+	assert_null(copy.fs);
+	assert_null(copy.runs);
+	profile_free(&copy);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +831,7 @@ int main(void)
 		cmocka_unit_test(malformed_profiles_are_refused_with_a_precise_message),
 		cmocka_unit_test(filter_cgroup_is_optional_and_bounded),
 		cmocka_unit_test(duplicate_latency_bucket_is_refused),
+		cmocka_unit_test(a_copy_equals_the_original_and_owns_its_buffers),
 		cmocka_unit_test_setup_teardown(written_profile_reads_back_with_mode_0644_and_no_temp_file,
 						tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(writing_over_a_symlink_replaces_the_link_not_its_target,

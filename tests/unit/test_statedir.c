@@ -60,7 +60,7 @@ static void snapshots_are_numbered_and_only_the_newest_k_stay(void **state)
 	/* Readers take the directory for its newest total. */
 	assert_int_equal(statedir_newest_total(dir, newest, sizeof(newest), err, sizeof(err)), 0);
 	assert_string_equal(newest, name);
-	if (profile_read(dir, &p, err, sizeof(err)))
+	if (statedir_profile_read(dir, &p, err, sizeof(err)))
 		fail_msg("%s: %s", dir, err);
 	assert_int_equal(p.access.calls[ACCESS_FAST], 500);
 	profile_free(&p);
