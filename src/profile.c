@@ -128,25 +128,6 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* A malloc'ed copy of the NULL-terminated `argv`; NULL when out of memory. */
-static char **copy_command(char *const *argv)
-{
-	size_t n = 0;
-	char **copy;
-
-	while (argv[n])
-		n++;
-	copy = calloc(n + 1, sizeof(*copy));
-	for (size_t i = 0; copy && i < n; i++)
-		if (!(copy[i] = strdup(argv[i]))) {
-			while (i--)
-				free(copy[i]);
-			free(copy);
-			copy = NULL;
-		}
-	return copy;
-}
-
 int profile_copy(struct profile *dst, const struct profile *src)
 {
 	*dst = *src;
@@ -155,7 +136,7 @@ int profile_copy(struct profile *dst, const struct profile *src)
 	dst->fs = NULL;
 	dst->runs = NULL;
 	dst->nruns = 0;
-	if (src->command && !(dst->command = copy_command(src->command)))
+	if (src->command && !(dst->command = argv_dup(src->command)))
 		goto no_memory;
 	if (src->nfs && !(dst->fs = malloc(src->nfs * sizeof(*dst->fs))))
 		goto no_memory;

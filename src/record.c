@@ -177,19 +177,6 @@ static void announce(const struct profile *p, const struct record_opts *o)
 		pr_info("Recording (%s)%s", line, o->duration_s ? "..." : " until Ctrl-C or SIGTERM...");
 }
 
-static char **copy_argv(char **argv)
-{
-	int n = 0;
-	char **c;
-
-	while (argv[n])
-		n++;
-	c = calloc(n + 1, sizeof(*c));
-	for (int i = 0; c && i < n; i++)
-		c[i] = strdup(argv[i]);
-	return c;
-}
-
 int recorder_attach(struct recorder *r, const struct probe_opts *probe, struct profile *p)
 {
 	int err;
@@ -294,7 +281,7 @@ int record_run(const struct record_opts *o, struct profile *p)
 			ret = EXIT_FAIL;
 			goto out;
 		}
-		p->command = copy_argv(o->command);
+		p->command = argv_dup(o->command);
 	}
 
 	if (o->pid)

@@ -328,3 +328,21 @@ int write_file_atomic(const char *path, const char *data, size_t len, bool newli
 	}
 	return 0;
 }
+
+char **argv_dup(char *const *argv)
+{
+	size_t n = 0;
+	char **copy;
+
+	while (argv[n])
+		n++;
+	copy = calloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; copy && i < n; i++)
+		if (!(copy[i] = strdup(argv[i]))) {
+			while (i--)
+				free(copy[i]);
+			free(copy);
+			copy = NULL;
+		}
+	return copy;
+}

@@ -84,6 +84,9 @@ static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
 
 void strlcpy_s(char *dst, const char *src, size_t size);
 
+/* A malloc'ed copy of the NULL-terminated `argv`, each string too; NULL when out of memory. */
+char **argv_dup(char *const *argv);
+
 uint64_t now_realtime_ns(void);
 uint64_t now_monotonic_ns(void);
 /* 2026-11-30T00:10:00.123456789Z */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The daemon's state directory as a reader sees it (statedir_open() on a
- * restart, profile_read() of a directory): its file names, then the newest
+ * restart, statedir_profile_read() of a directory): its file names, then the newest
  * running total.  The input is the directory: one file name a line up to
  * the first empty line, then that snapshot's text.  In memory, so that it
  * runs at fuzzing speed: the static name parser is reached by including
