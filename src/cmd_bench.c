@@ -323,7 +323,7 @@ static char *document_json(const struct bench_result *res, int nres, const struc
 	char when[64];
 	char *text;
 
-	uname(&u);
+	host_uname(&u);
 	json_object_set_new(root, "format", json_string(BENCH_FORMAT));
 	json_object_set_new(root, "tool_version", json_string(PERMSCOPE_VERSION));
 	json_object_set_new(root, "hostname", json_string(u.nodename));
@@ -558,7 +558,7 @@ static int overhead_main(struct bench_cmd *c, int argc, char **argv)
 	if (c->out.format == FORMAT_JSON) {
 		root = json_object();
 		list = json_array();
-		uname(&u);
+		host_uname(&u);
 		json_object_set_new(root, "format", json_string(BENCH_FORMAT));
 		json_object_set_new(root, "tool_version", json_string(PERMSCOPE_VERSION));
 		json_object_set_new(root, "mode", json_string("overhead"));

@@ -85,6 +85,14 @@ static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
 
 void strlcpy_s(char *dst, const char *src, size_t size);
 
+/*
+ * This machine's uname(2): hostname, kernel release and version, machine.
+ * Every field "" should it fail, so that no caller prints what the stack
+ * held before.
+ */
+struct utsname;
+void host_uname(struct utsname *u);
+
 uint64_t now_realtime_ns(void);
 uint64_t now_monotonic_ns(void);
 /* 2026-11-30T00:10:00.123456789Z */
