@@ -370,7 +370,7 @@ static int write_profile(const char *path, const struct result_kind *k, const vo
 	for (int i = 0; i <= argc; i++)
 		if (!(p.command[i] = strdup(i ? argv[i - 1] : "permscope")))
 			goto out;
-	p.exit_status = k->mode ? -1 : 0; /* --overhead's copy never set it */
+	p.exit_status = 0;
 	for (int r = 0; r < cfg->runs; r++) {
 		p.nruns = r + 1;
 		for (int i = 0; i < nres; i++)
