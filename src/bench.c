@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The benchmark harness and loops (see bench.h). */
+/* The benchmark harness: workers, timed execs, summaries and metrics (see bench.h). */
 #include "bench.h"
 
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <linux/capability.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,49 +12,14 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_fixtures.h"
 #include "metrics.h"
 #include "slowpath.h"
 #include "util.h"
-
-const struct bench_def bench_defs[BENCH_COUNT] = {
-	[BENCH_ACCESS1] = { "access1", "access1", "each worker access()es its own file",
-			    "faccessat cred override", "one capability cleared from the effective set",
-			    BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
-	[BENCH_ACCESS2] = { "access2", "access2", "every worker access()es the same file",
-			    "faccessat cred override", "one capability cleared from the effective set",
-			    BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
-	[BENCH_STAT_PATH] = { "stat-path", "stat_path", "stat() of a file at the end of a deep path",
-			      "MAY_EXEC lookup", "an allowing POSIX ACL on one directory of the path",
-			      BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD },
-	[BENCH_EXEC_PATH] = { "exec-path", "exec_path", "vfork+execve through a 7-entry PATH vs by absolute path",
-			      "execve ENOENT", NULL, BENCH_M_EXEC | BENCH_M_OVERHEAD },
-	[BENCH_CRED_BOUNCE] = { "cred-bounce", "cred_bounce", "one thread opens+closes a file, the others "
-				"access()/stat() another", "cred refcount layout", NULL,
-				BENCH_M_WORKERS | BENCH_M_OVERHEAD },
-};
-
-int bench_by_name(const char *name)
-{
-	for (int i = 0; i < BENCH_COUNT; i++)
-		if (!strcmp(bench_defs[i].name, name))
-			return i;
-	return -1;
-}
-
-int bench_by_key(const char *key)
-{
-	for (int i = 0; i < BENCH_COUNT; i++)
-		if (!strcmp(bench_defs[i].key, key))
-			return i;
-	return -1;
-}
 
 /* ---- shared counters ---------------------------------------------------- */
 
@@ -83,8 +44,8 @@ struct job {
 	int cap;                /* slow access: the capability to clear */
 	long loops;
 	int nworkers;
-	const char *const *files; /* per worker (access1), else files[0] */
-	const char *other;      /* cred-bounce: the file the opener opens */
+	int (*op)(const char *file, int w, uint64_t i); /* the benchmark's row's */
+	const char *const *files; /* the variant's, per worker */
 	struct shared *sh;
 };
 
@@ -94,45 +55,6 @@ static uint64_t thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* The first capability in this thread's effective set, or -1. */
-static int first_effective_cap(void)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	for (int c = 0; c < 64; c++)
-		if (data[c / 32].effective & (1U << (c % 32)))
-			return c;
-	return -1;
-}
-
-/* One operation of worker `w`; 0 or -1 with errno. */
-static inline int one_op(const struct job *j, int w, uint64_t i)
-{
-	struct stat st;
-	int fd;
-
-	switch (j->id) {
-	case BENCH_ACCESS1:
-		return access(j->files[w], R_OK);
-	case BENCH_ACCESS2:
-		return access(j->files[0], R_OK);
-	case BENCH_STAT_PATH:
-		return stat(j->files[0], &st);
-	case BENCH_CRED_BOUNCE:
-		if (w == 0) { /* the opener: every open takes a cred reference */
-			fd = open(j->other, O_RDONLY);
-			return fd < 0 ? -1 : close(fd);
-		}
-		return i & 1 ? stat(j->files[0], &st) : access(j->files[0], R_OK);
-	default:
-		errno = EINVAL;
-		return -1;
-	}
 }
 
 static void worker(const struct job *j, int w)
@@ -153,7 +75,7 @@ static void worker(const struct job *j, int w)
 	if (j->loops > 0) {
 		s->cpu0 = thread_cpu_ns();
 		for (; i < (uint64_t)j->loops; i++) {
-			if (one_op(j, w, i)) {
+			if (j->op(j->files[w], w, i)) {
 				s->err = errno;
 				break;
 			}
@@ -174,7 +96,7 @@ static void worker(const struct job *j, int w)
 		} else if (ph == PHASE_STOP) {
 			break;
 		}
-		if (one_op(j, w, i)) {
+		if (j->op(j->files[w], w, i)) {
 			s->err = errno;
 			break;
 		}
@@ -325,8 +247,8 @@ join:
 		goto out;
 	for (int w = 0; w < n; w++)
 		if (j->sh->slot[w].err) {
-			snprintf(err, errlen, "worker %d: %s: %s", w, w == 0 && j->other ? j->other
-				 : j->files[j->id == BENCH_ACCESS1 ? w : 0], strerror(j->sh->slot[w].err));
+			snprintf(err, errlen, "worker %d: %s: %s", w, j->files[w],
+				 strerror(j->sh->slot[w].err));
 			ret = -1;
 			goto out;
 		}
@@ -361,109 +283,6 @@ out:
 	free(snap0);
 	return ret;
 }
-
-/* ---- the files the loops work on ---------------------------------------- */
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_tree(const char *dir)
-{
-	if (*dir)
-		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int make_tmpdir(char *dir, size_t size)
-{
-	const char *base = getenv("TMPDIR");
-
-	snprintf(dir, size, "%s/permscope-bench.XXXXXX", base && *base ? base : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int make_file(const char *path, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-
-	if (fd < 0)
-		return -1;
-	return close(fd);
-}
-
-/* DIR/a/b/c/d/e/f/file: six directories deep; `path` gets the file's path. */
-static int make_deep_tree(const char *dir, char *path, size_t size)
-{
-	size_t len = (size_t)snprintf(path, size, "%s", dir);
-
-	for (const char *d = "abcdef"; *d; d++) {
-		len += snprintf(path + len, size - len, "/%c", *d);
-		if (mkdir(path, 0755))
-			return -1;
-	}
-	snprintf(path + len, size - len, "/file");
-	return make_file(path, 0644);
-}
-
-#if defined(__x86_64__)
-/*
- * The smallest program that execs: a static x86-64 ELF whose whole text is
- * exit(0) (mov $60,%eax; xor %edi,%edi; syscall), so that an exec costs
- * the kernel's work and nothing of a loader's.
- */
-static int write_noop_program(const char *path)
-{
-	static const unsigned char code[] = { 0xb8, 0x3c, 0, 0, 0, 0x31, 0xff, 0x0f, 0x05 };
-	struct {
-		Elf64_Ehdr eh;
-		Elf64_Phdr ph;
-		unsigned char code[sizeof(code)];
-	} __attribute__((packed)) img;
-	const Elf64_Addr base = 0x400000;
-	int fd;
-	ssize_t n;
-
-	memset(&img, 0, sizeof(img));
-	memcpy(img.eh.e_ident, ELFMAG, SELFMAG);
-	img.eh.e_ident[EI_CLASS] = ELFCLASS64;
-	img.eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	img.eh.e_ident[EI_VERSION] = EV_CURRENT;
-	img.eh.e_type = ET_EXEC;
-	img.eh.e_machine = EM_X86_64;
-	img.eh.e_version = EV_CURRENT;
-	img.eh.e_entry = base + offsetof(typeof(img), code);
-	img.eh.e_phoff = offsetof(typeof(img), ph);
-	img.eh.e_ehsize = sizeof(Elf64_Ehdr);
-	img.eh.e_phentsize = sizeof(Elf64_Phdr);
-	img.eh.e_phnum = 1;
-	img.ph.p_type = PT_LOAD;
-	img.ph.p_flags = PF_R | PF_X;
-	img.ph.p_vaddr = img.ph.p_paddr = base;
-	img.ph.p_filesz = img.ph.p_memsz = sizeof(img);
-	img.ph.p_align = 0x1000;
-	memcpy(img.code, code, sizeof(code));
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (fd < 0)
-		return -1;
-	n = write(fd, &img, sizeof(img));
-	if (close(fd) || n != (ssize_t)sizeof(img)) {
-		errno = n < 0 ? errno : EIO;
-		return -1;
-	}
-	return 0;
-}
-#else
-static int write_noop_program(const char *path)
-{
-	(void)path;
-	errno = ENOEXEC;
-	return -1;
-}
-#endif
 
 /* ---- exec-path ------------------------------------------------------------ */
 
@@ -539,9 +358,10 @@ static uint64_t exec_cpu_ns(void)
 }
 
 /* One operation: an exec through PATH and one by absolute path, alternating. */
-static int run_exec(char *const paths[7], const struct bench_config *cfg, struct bench_run *r,
-		    int runno, char *err, size_t errlen)
+static int run_exec(char *const paths[BENCH_EXEC_PATHS], const struct bench_config *cfg,
+		    struct bench_run *r, int runno, char *err, size_t errlen)
 {
+	char *const *abs_path = paths + BENCH_EXEC_PATHS - 1;
 	size_t cap = 1024, n = 0;
 	double *viapath = malloc(cap * sizeof(double)), *abs = malloc(cap * sizeof(double));
 	char *envp[] = { "PATH=/nonexistent", NULL };
@@ -553,7 +373,8 @@ static int run_exec(char *const paths[7], const struct bench_config *cfg, struct
 	if (!viapath || !abs)
 		goto nomem;
 	for (now = t0; now < warm_end && !failed; now = mono_s())
-		timed_exec(paths, 7, envp, &failed), timed_exec(paths + 6, 1, envp, &failed);
+		timed_exec(paths, BENCH_EXEC_PATHS, envp, &failed),
+			timed_exec(abs_path, 1, envp, &failed);
 	t0 = mono_s();
 	cpu0 = exec_cpu_ns();
 	for (;;) {
@@ -572,15 +393,15 @@ static int run_exec(char *const paths[7], const struct bench_config *cfg, struct
 			if (!a || !b)
 				goto nomem;
 		}
-		viapath[n] = timed_exec(paths, 7, envp, &failed);
-		abs[n] = timed_exec(paths + 6, 1, envp, &failed);
+		viapath[n] = timed_exec(paths, BENCH_EXEC_PATHS, envp, &failed);
+		abs[n] = timed_exec(abs_path, 1, envp, &failed);
 		if (failed)
 			break;
 		if (!(++n % 64))
 			progress(cfg, "exec-path", "fast", runno, (mono_s() - t0) / cfg->duration);
 	}
 	if (failed) {
-		snprintf(err, errlen, "vfork+exec of %s failed: %s", paths[6], strerror(failed));
+		snprintf(err, errlen, "vfork+exec of %s failed: %s", abs_path[0], strerror(failed));
 		ret = -1;
 		goto out;
 	}
@@ -627,169 +448,57 @@ static int add_run(struct bench_result *res, enum bench_variant v, struct bench_
 int bench_run(enum bench_id id, const struct bench_config *cfg, struct bench_result *res,
 	      char *err, size_t errlen)
 {
-	char dir[PATH_MAX] = "", fast_path[PATH_MAX], slow_path[PATH_MAX], other[PATH_MAX];
-	char *paths[7] = { 0 }, **files = NULL;
-	struct job j = { .id = id, .loops = cfg->loops, .cap = -1 };
-	bool slow = cfg->slow && bench_defs[id].slow, threads = cfg->threads;
-	int n = cfg->workers, ret = -1;
-	struct stat st;
+	const struct bench_def *d = &bench_defs[id];
+	struct job j = { .id = id, .loops = cfg->loops, .op = d->op };
+	bool threads = cfg->threads || d->always_threads;
+	int n = cfg->workers > 0 ? cfg->workers : d->workers, ret = -1;
+	struct bench_fixture fx;
 
 	memset(res, 0, sizeof(*res));
 	res->id = id;
-	if (id == BENCH_CRED_BOUNCE)
-		threads = true; /* the opener and the readers must share one struct cred */
-	if (n <= 0)
-		n = id == BENCH_CRED_BOUNCE ? 2 : 1;
-	if (id == BENCH_EXEC_PATH) {
+	if (d->loop == BENCH_LOOP_EXECS) {
 		n = 1;
 		threads = false;
-	}
-	if (id == BENCH_CRED_BOUNCE && n < 2) {
-		snprintf(err, errlen, "needs 2 workers or more (one opens, the others read)");
-		return -1;
 	}
 	res->workers = n;
 	res->threads = threads;
 	j.nworkers = n;
-	if (make_tmpdir(dir, sizeof(dir))) {
-		snprintf(err, errlen, "cannot make a temporary directory in %s: %s",
-			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
-		dir[0] = 0;
+	if (bench_fixture_init(&fx, n, cfg->slow && d->slow, err, errlen))
+		goto out;
+	err[0] = 0;
+	if (d->setup(&fx, err, errlen)) {
+		if (!err[0])
+			snprintf(err, errlen, "cannot set up %s: %s", fx.dir, strerror(errno));
 		goto out;
 	}
-	files = calloc(n, sizeof(*files));
-	if (!files)
-		goto nomem;
-	/* what to work on */
-	switch (id) {
-	case BENCH_ACCESS1:
-	case BENCH_ACCESS2:
-	case BENCH_CRED_BOUNCE:
-		for (int w = 0; w < (id == BENCH_ACCESS1 ? n : 1); w++) {
-			if (asprintf(&files[w], "%s/file%d", dir, w) < 0) {
-				files[w] = NULL;
-				goto nomem;
-			}
-			if (make_file(files[w], 0644))
-				goto syserr;
-		}
-		snprintf(res->target, sizeof(res->target), id == BENCH_ACCESS1 ? "%s/fileN" : "%s/file0",
-			 dir);
-		if (id == BENCH_CRED_BOUNCE) {
-			snprintf(other, sizeof(other), "%s/opened", dir);
-			if (make_file(other, 0644))
-				goto syserr;
-			j.other = other;
-		}
-		if (slow && (j.cap = first_effective_cap()) < 0) {
-			snprintf(res->slow_skipped, sizeof(res->slow_skipped), "no capability is "
-				 "effective here, so access() already takes the fast path and "
-				 "clearing one cannot defeat it (run as root)");
-			slow = false;
-		}
-		if (slow)
-			snprintf(res->slow_how, sizeof(res->slow_how), "capability %d cleared from "
-				 "the effective set of each worker (permitted unchanged)", j.cap);
-		break;
-	case BENCH_STAT_PATH:
-		/* With --slow both variants walk private trees of the same shape. */
-		if (!slow && !stat("/usr/include/linux/fs.h", &st)) {
-			snprintf(fast_path, sizeof(fast_path), "/usr/include/linux/fs.h");
-		} else {
-			snprintf(other, sizeof(other), "%s/fast", dir);
-			if (mkdir(other, 0755) || make_deep_tree(other, fast_path, sizeof(fast_path)))
-				goto syserr;
-		}
-		files[0] = fast_path;
-		snprintf(res->target, sizeof(res->target), "%s", fast_path);
-		if (slow) {
-			snprintf(other, sizeof(other), "%s/slow", dir);
-			if (mkdir(other, 0755) || make_deep_tree(other, slow_path, sizeof(slow_path)))
-				goto syserr;
-			snprintf(other, sizeof(other), "%s/slow/a/b", dir);
-			if (slowpath_allowing_acl(other)) {
-				snprintf(res->slow_skipped, sizeof(res->slow_skipped), "cannot set a POSIX "
-					 "ACL on %s: %s (the filesystem of TMPDIR must support ACLs)",
-					 other, strerror(errno));
-				slow = false;
-			} else {
-				snprintf(res->slow_how, sizeof(res->slow_how), "an allowing POSIX ACL on "
-					 "%s", other);
-			}
-		}
-		break;
-	case BENCH_EXEC_PATH:
-		for (int i = 0; i < 7; i++) {
-			if (asprintf(&paths[i], "%s/bin%d%s", dir, i + 1, i == 6 ? "/noop" : "") < 0) {
-				paths[i] = NULL;
-				goto nomem;
-			}
-		}
-		snprintf(other, sizeof(other), "%s/bin7", dir);
-		if (mkdir(other, 0755))
-			goto syserr;
-		for (int i = 0; i < 6; i++)
-			if (mkdir(paths[i], 0755))
-				goto syserr;
-		/* the six misses look for bin1/noop .. bin6/noop */
-		for (int i = 0; i < 6; i++) {
-			char *p;
-
-			if (asprintf(&p, "%s/noop", paths[i]) < 0)
-				goto nomem;
-			free(paths[i]);
-			paths[i] = p;
-		}
-		if (write_noop_program(paths[6])) {
-			snprintf(err, errlen, "cannot write the no-op program %s: %s%s", paths[6],
-				 strerror(errno), errno == ENOEXEC ? " (exec-path runs on x86-64 only)" : "");
-			goto out;
-		}
-		snprintf(res->target, sizeof(res->target), "%s", paths[6]);
-		break;
-	default:
-		snprintf(err, errlen, "unknown benchmark");
-		goto out;
-	}
-	j.files = (const char *const *)files;
+	j.cap = fx.cap;
+	snprintf(res->target, sizeof(res->target), "%s", fx.target);
+	snprintf(res->slow_how, sizeof(res->slow_how), "%s", fx.slow_how);
+	snprintf(res->slow_skipped, sizeof(res->slow_skipped), "%s", fx.slow_skipped);
 	for (int run = 1; run <= cfg->runs; run++) {
-		for (int v = VARIANT_FAST; v <= (slow ? VARIANT_SLOW : VARIANT_FAST); v++) {
+		for (int v = VARIANT_FAST; v <= (fx.slow ? VARIANT_SLOW : VARIANT_FAST); v++) {
 			struct bench_run *r;
 
-			if (add_run(res, v, &r))
-				goto nomem;
-			if (id == BENCH_EXEC_PATH) {
-				if (run_exec(paths, cfg, r, run, err, errlen))
+			if (add_run(res, v, &r)) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			if (d->loop == BENCH_LOOP_EXECS) {
+				if (run_exec(fx.exec_paths, cfg, r, run, err, errlen))
 					goto out;
 				continue;
 			}
 			j.slow = v == VARIANT_SLOW;
-			if (id == BENCH_STAT_PATH)
-				files[0] = j.slow ? slow_path : fast_path;
-			ret = run_workers(&j, cfg, threads, id == BENCH_CRED_BOUNCE, r, run, err, errlen);
-			if (ret)
+			j.files = fx.files[v];
+			if (run_workers(&j, cfg, threads, d->unmeasured, r, run, err, errlen))
 				goto out;
-			ret = -1;
 		}
 	}
 	if (cfg->progress)
 		fprintf(stderr, "\r%-40s\r", "");
 	ret = 0;
-	goto out;
-syserr:
-	snprintf(err, errlen, "cannot set up %s: %s", dir, strerror(errno));
-	goto out;
-nomem:
-	snprintf(err, errlen, "out of memory");
 out:
-	if (files) {
-		for (int w = 0; w < n && id != BENCH_STAT_PATH; w++)
-			free(files[w]);
-		free(files);
-	}
-	for (int i = 0; i < 7; i++)
-		free(paths[i]);
-	remove_tree(dir);
+	bench_fixture_free(&fx);
 	return ret;
 }
 
@@ -838,7 +547,7 @@ void bench_summarize(const struct bench_result *res, struct bench_summary *s)
 	summarize(slow, ns, &s->slow);
 	summarize(cf, nf, &s->cpu_fast);
 	summarize(cs, ns, &s->cpu_slow);
-	if (res->id == BENCH_EXEC_PATH) {
+	if (bench_defs[res->id].loop == BENCH_LOOP_EXECS) {
 		/* the smallest minimum, the median of the runs' medians */
 		s->path_min_ns = nf ? pm[0] : 0;
 		s->abs_min_ns = nf ? am[0] : 0;

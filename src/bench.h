@@ -5,6 +5,7 @@
  * count it in shared memory, one cache line a worker; a warm-up, then a
  * measured run of S seconds, R times.  With `slow`, each run is measured
  * twice, fast path then defeated fast path, so that the pairs interleave.
+ * The benchmarks themselves are rows of src/bench_catalogue.c;
  * docs/benchmarks.md says what each one measures.
  */
 #ifndef PERMSCOPE_BENCH_H
@@ -16,31 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_catalogue.h"
 #include "profile.h"
-#include "schema.h"
 #include "stats.h"
-
-enum bench_id {
-	BENCH_ACCESS1,
-	BENCH_ACCESS2,
-	BENCH_STAT_PATH,
-	BENCH_EXEC_PATH,
-	BENCH_CRED_BOUNCE,
-	BENCH_COUNT,
-};
-
-struct bench_def {
-	const char *name;
-	const char *key;     /* in metric names, bench.KEY.*: the name with '_' for '-' */
-	const char *what;    /* the loop, one line */
-	const char *change;  /* the kernel change it measures */
-	const char *slow;    /* how --slow defeats the fast path, NULL: it cannot */
-	unsigned int metrics; /* BENCH_M_* (src/schema.h): which bench.NAME.* metrics it has */
-};
-
-extern const struct bench_def bench_defs[BENCH_COUNT];
-int bench_by_name(const char *name); /* -1 when unknown */
-int bench_by_key(const char *key);   /* -1 when unknown */
 
 struct bench_config {
 	int workers;     /* 0: the benchmark's default (1; cred-bounce 2) */

@@ -57,6 +57,20 @@ static long parse_count(const char *arg, const char *what, long max, struct argp
 	return v;
 }
 
+/* "access1, access2, ... or all": what NAME may be, for the usage errors. */
+static const char *bench_names(void)
+{
+	static char names[256];
+	size_t len = 0;
+
+	for (int i = 0; i < BENCH_COUNT && len < sizeof(names); i++)
+		len += snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+				bench_defs[i].name);
+	if (len < sizeof(names))
+		snprintf(names + len, sizeof(names) - len, " or all");
+	return names;
+}
+
 static error_t bench_parse(int key, char *arg, struct argp_state *state)
 {
 	struct bench_cmd *c = state->input;
@@ -103,8 +117,7 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 		} else if ((id = bench_by_name(arg)) >= 0) {
 			c->want[id] = true;
 		} else {
-			argp_error(state, "unknown benchmark '%s' (access1, access2, stat-path, "
-				   "exec-path, cred-bounce or all)", arg);
+			argp_error(state, "unknown benchmark '%s' (%s)", arg, bench_names());
 		}
 		c->nwant++;
 		break;
@@ -116,8 +129,7 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 		if (c->overhead && c->cfg.loops)
 			argp_error(state, "--overhead measures rates: it takes --duration, not --loops");
 		if (!c->nwant)
-			argp_error(state, "name a benchmark (access1, access2, stat-path, exec-path, "
-				   "cred-bounce or all)");
+			argp_error(state, "name a benchmark (%s)", bench_names());
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -166,11 +178,17 @@ static const struct argp bench_argp = {
 
 /* ---- text ----------------------------------------------------------------- */
 
+/* exec-path's results: execs timed, not workers' operations counted */
+static bool times_execs(enum bench_id id)
+{
+	return bench_defs[id].loop == BENCH_LOOP_EXECS;
+}
+
 static void print_run(FILE *out, const struct bench_result *res, int i, int runno)
 {
 	const struct bench_run *r = &res->runs[i];
 
-	if (res->id == BENCH_EXEC_PATH) {
+	if (times_execs(res->id)) {
 		fprintf(out, "  %3d  %12.0f  %10.0f %10.0f  %10.0f %10.0f\n", runno, r->ops_per_s,
 			r->path_min_ns, r->path_median_ns, r->abs_min_ns, r->abs_median_ns);
 		return;
@@ -180,8 +198,9 @@ static void print_run(FILE *out, const struct bench_result *res, int i, int runn
 		r->nworkers ? r->ops_per_s / r->nworkers : 0, r->cpu_ops_per_s);
 }
 
-static void print_text(FILE *out, const struct bench_result *res, const struct bench_config *cfg)
+static void print_text(FILE *out, const void *results, int which, const struct bench_config *cfg)
 {
+	const struct bench_result *res = (const struct bench_result *)results + which;
 	const struct bench_def *d = &bench_defs[res->id];
 	struct bench_summary s;
 	int runno = 0;
@@ -199,7 +218,7 @@ static void print_text(FILE *out, const struct bench_result *res, const struct b
 		fprintf(out, "  slow runs: %s\n", res->slow_how);
 	if (*res->slow_skipped)
 		fprintf(out, "  no slow runs: %s\n", res->slow_skipped);
-	if (res->id == BENCH_EXEC_PATH) {
+	if (times_execs(res->id)) {
 		fprintf(out, "  run   pairs/s      PATH min     median   absolute min  median (ns)\n");
 	} else {
 		fprintf(out, "  run  variant      ops/s    per worker     ops/cpu-s\n");
@@ -209,7 +228,7 @@ static void print_text(FILE *out, const struct bench_result *res, const struct b
 			runno++;
 		print_run(out, res, i, runno);
 	}
-	if (res->id == BENCH_EXEC_PATH) {
+	if (times_execs(res->id)) {
 		fprintf(out, "  (a pair is one exec through PATH and one by absolute path)\n");
 		fprintf(out, "  exec through PATH: min %.0f ns, median %.0f ns; absolute: min %.0f ns, "
 			"median %.0f ns\n", s.path_min_ns, s.path_median_ns, s.abs_min_ns, s.abs_median_ns);
@@ -246,8 +265,9 @@ static json_t *summary_json(const struct sample_summary *s)
 	return json_pack("{s:I,s:f,s:f}", "n", (json_int_t)s->n, "mean", s->mean, "sd", s->stddev);
 }
 
-static json_t *result_json(const struct bench_result *res, const struct bench_config *cfg)
+static json_t *result_json(const void *results, int which, const struct bench_config *cfg)
 {
+	const struct bench_result *res = (const struct bench_result *)results + which;
 	struct bench_summary s;
 	json_t *o = json_object(), *runs = json_array(), *sum;
 
@@ -270,12 +290,12 @@ static json_t *result_json(const struct bench_result *res, const struct bench_co
 		json_object_set_new(jr, "seconds", json_real(r->secs));
 		json_object_set_new(jr, "ops", json_integer((json_int_t)r->ops));
 		json_object_set_new(jr, "ops_per_s", json_real(r->ops_per_s));
-		if (res->id != BENCH_EXEC_PATH)
+		if (!times_execs(res->id))
 			json_object_set_new(jr, "ops_per_cpu_s", json_real(r->cpu_ops_per_s));
 		for (int w = 0; w < r->nworkers; w++)
 			json_array_append_new(per, json_real(r->worker_ops_per_s[w]));
 		json_object_set_new(jr, "worker_ops_per_s", per);
-		if (res->id == BENCH_EXEC_PATH) {
+		if (times_execs(res->id)) {
 			json_object_set_new(jr, "path_min_ns", json_real(r->path_min_ns));
 			json_object_set_new(jr, "path_median_ns", json_real(r->path_median_ns));
 			json_object_set_new(jr, "abs_min_ns", json_real(r->abs_min_ns));
@@ -286,7 +306,7 @@ static json_t *result_json(const struct bench_result *res, const struct bench_co
 	json_object_set_new(o, "runs", runs);
 	sum = json_object();
 	json_object_set_new(sum, "ops_per_s", summary_json(&s.fast));
-	if (res->id != BENCH_EXEC_PATH)
+	if (!times_execs(res->id))
 		json_object_set_new(sum, "ops_per_cpu_s", summary_json(&s.cpu_fast));
 	if (s.slow.n) {
 		json_object_set_new(sum, "slow_ops_per_s", summary_json(&s.slow));
@@ -306,7 +326,7 @@ static json_t *result_json(const struct bench_result *res, const struct bench_co
 			"wall_median", s.ratio_median, "wall_min", s.ratio_min, "wall_max", s.ratio_max,
 			"cpu_median", s.cpu_ratio_median, "cpu_min", s.cpu_ratio_min,
 			"cpu_max", s.cpu_ratio_max));
-	if (res->id == BENCH_EXEC_PATH)
+	if (times_execs(res->id))
 		json_object_set_new(sum, "exec", json_pack(
 			"{s:f,s:f,s:f,s:f,s:f}", "path_min_ns", s.path_min_ns, "path_median_ns",
 			s.path_median_ns, "abs_min_ns", s.abs_min_ns, "abs_median_ns", s.abs_median_ns,
@@ -315,44 +335,26 @@ static json_t *result_json(const struct bench_result *res, const struct bench_co
 	return o;
 }
 
-static char *document_json(const struct bench_result *res, int nres, const struct bench_config *cfg,
-			   uint64_t start_ns, uint64_t end_ns)
-{
-	json_t *root = json_object(), *list = json_array();
-	struct utsname u;
-	char when[64];
-	char *text;
+/* ---- what bench and --overhead write alike ------------------------------- */
 
-	uname(&u);
-	json_object_set_new(root, "format", json_string(BENCH_FORMAT));
-	json_object_set_new(root, "tool_version", json_string(PERMSCOPE_VERSION));
-	json_object_set_new(root, "hostname", json_string(u.nodename));
-	json_object_set_new(root, "kernel_release", json_string(u.release));
-	json_object_set_new(root, "kernel_version", json_string(u.version));
-	json_object_set_new(root, "machine", json_string(u.machine));
-	json_object_set_new(root, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	format_utc_ns(start_ns, when, sizeof(when));
-	json_object_set_new(root, "start", json_string(when));
-	format_utc_ns(end_ns, when, sizeof(when));
-	json_object_set_new(root, "end", json_string(when));
-	json_object_set_new(root, "duration_s", json_real(cfg->duration));
-	json_object_set_new(root, "runs", json_integer(cfg->runs));
-	for (int i = 0; i < nres; i++)
-		json_array_append_new(list, result_json(&res[i], cfg));
-	json_object_set_new(root, "benchmarks", list);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	json_decref(root);
-	return text;
-}
+/* What the two print and write of their results; the rest is shared. */
+struct result_kind {
+	const char *mode; /* the document's "mode"; NULL: plain bench */
+	/* bench.NAME.* of measured run (--overhead: round) `run` of results[which] */
+	int (*run_metrics)(const void *results, int which, int run, struct metric_list *l);
+	json_t *(*json)(const void *results, int which, const struct bench_config *cfg);
+	void (*print)(FILE *out, const void *results, int which, const struct bench_config *cfg);
+};
 
 /*
  * The results as a profile: no family recorded, one run per measured run
- * (a fast/slow pair) holding every benchmark's bench.NAME.* metrics of that
- * run, so that compare and gate read them as a merged profile's samples.
+ * (a fast/slow pair, an --overhead round) holding every benchmark's
+ * bench.NAME.* metrics of that run, so that compare and gate read them as
+ * a merged profile's samples.
  */
-static int write_profile(const char *path, const struct bench_result *res, int nres,
-			 const struct bench_config *cfg, uint64_t start, uint64_t end, int argc,
-			 char **argv)
+static int write_profile(const char *path, const struct result_kind *k, const void *results,
+			 int nres, const struct bench_config *cfg, uint64_t start, uint64_t end,
+			 int argc, char **argv)
 {
 	struct profile p;
 	int err = -ENOMEM;
@@ -372,14 +374,99 @@ static int write_profile(const char *path, const struct bench_result *res, int n
 	for (int r = 0; r < cfg->runs; r++) {
 		p.nruns = r + 1;
 		for (int i = 0; i < nres; i++)
-			if (bench_run_metrics(&res[i], r, &p.runs[r]))
+			if (k->run_metrics(results, i, r, &p.runs[r]))
 				goto out;
 	}
 	err = profile_write(&p, path);
 out:
 	profile_free(&p);
-	return err;
+	if (err)
+		pr_err("cannot write %s: %s", path, strerror(-err));
+	return err ? EXIT_FAIL : EXIT_OK;
 }
+
+/* Where and when, then `benchmarks`: one object a benchmark. */
+static char *document_json(const struct result_kind *k, const void *results, int nres,
+			   const struct bench_config *cfg, uint64_t start_ns, uint64_t end_ns)
+{
+	json_t *root = json_object(), *list = json_array();
+	struct utsname u;
+	char when[64];
+	char *text;
+
+	host_uname(&u);
+	json_object_set_new(root, "format", json_string(BENCH_FORMAT));
+	json_object_set_new(root, "tool_version", json_string(PERMSCOPE_VERSION));
+	if (k->mode)
+		json_object_set_new(root, "mode", json_string(k->mode));
+	json_object_set_new(root, "hostname", json_string(u.nodename));
+	json_object_set_new(root, "kernel_release", json_string(u.release));
+	json_object_set_new(root, "kernel_version", json_string(u.version));
+	json_object_set_new(root, "machine", json_string(u.machine));
+	json_object_set_new(root, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	format_utc_ns(start_ns, when, sizeof(when));
+	json_object_set_new(root, "start", json_string(when));
+	format_utc_ns(end_ns, when, sizeof(when));
+	json_object_set_new(root, "end", json_string(when));
+	json_object_set_new(root, "duration_s", json_real(cfg->duration));
+	json_object_set_new(root, "runs", json_integer(cfg->runs));
+	for (int i = 0; i < nres; i++)
+		json_array_append_new(list, k->json(results, i, cfg));
+	json_object_set_new(root, "benchmarks", list);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	json_decref(root);
+	return text;
+}
+
+/* -o's profile, then the results on stdout, as JSON or as text. */
+static int emit_results(const struct bench_cmd *c, const struct result_kind *k,
+			const void *results, int nres, uint64_t start, uint64_t end, int argc,
+			char **argv)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (c->output && write_profile(c->output, k, results, nres, &c->cfg, start, end, argc,
+				       argv))
+		return EXIT_FAIL;
+	if (c->out.format == FORMAT_JSON) {
+		text = document_json(k, results, nres, &c->cfg, start, end);
+		if (!text) {
+			pr_err("out of memory");
+			return EXIT_FAIL;
+		}
+		ret = emit_output(NULL, text, strlen(text));
+		if (!ret)
+			putchar('\n');
+		free(text);
+		return ret;
+	}
+	f = open_memstream(&text, &len);
+	if (!f) {
+		pr_err("out of memory");
+		return EXIT_FAIL;
+	}
+	for (int i = 0; i < nres; i++) {
+		if (i)
+			fputc('\n', f);
+		k->print(f, results, i, &c->cfg);
+	}
+	fclose(f);
+	ret = emit_output(NULL, text, len);
+	free(text);
+	return ret;
+}
+
+static int bench_metrics(const void *results, int which, int run, struct metric_list *l)
+{
+	return bench_run_metrics((const struct bench_result *)results + which, run, l);
+}
+
+static const struct result_kind bench_kind = {
+	.run_metrics = bench_metrics, .json = result_json, .print = print_text,
+};
 
 /* ---- --overhead ------------------------------------------------------------ */
 
@@ -405,8 +492,9 @@ static void print_wrapped(FILE *out, const char *text)
 	}
 }
 
-static void print_overhead(FILE *out, const struct ovh_result *res, const struct bench_config *cfg)
+static void print_overhead(FILE *out, const void *results, int which, const struct bench_config *cfg)
 {
+	const struct ovh_result *res = (const struct ovh_result *)results + which;
 	const struct bench_def *d = &bench_defs[res->id];
 
 	fprintf(out, "%s overhead: %s\n", d->name, d->what);
@@ -435,7 +523,7 @@ static void print_overhead(FILE *out, const struct ovh_result *res, const struct
 	fprintf(out, "  (slowdown: unprobed / probed ops per second of the workers' CPU time,\n"
 		"  median (range) over the pairs; slower: 100 x (unprobed - probed) / probed\n"
 		"  of the mean ops/cpu-s, with the 95%% CI of Welch's t%s)\n",
-		res->id == BENCH_EXEC_PATH ? ";\n  exec-path's wall time: from the median exec of each kind" : "");
+		times_execs(res->id) ? ";\n  exec-path's wall time: from the median exec of each kind" : "");
 	for (int i = 0; i < res->nconf; i++) {
 		const struct ovh_conf *c = &res->conf[i];
 		char line[sizeof(c->why) + 64];
@@ -451,9 +539,12 @@ static void print_overhead(FILE *out, const struct ovh_result *res, const struct
 	}
 }
 
-static json_t *overhead_json(const struct ovh_result *res)
+static json_t *overhead_json(const void *results, int which, const struct bench_config *cfg)
 {
+	const struct ovh_result *res = (const struct ovh_result *)results + which;
 	json_t *o = json_object(), *confs = json_array();
+
+	(void)cfg;
 
 	json_object_set_new(o, "name", json_string(bench_defs[res->id].name));
 	json_object_set_new(o, "change", json_string(bench_defs[res->id].change));
@@ -498,16 +589,22 @@ static json_t *overhead_json(const struct ovh_result *res)
 	return o;
 }
 
+static int overhead_metrics(const void *results, int which, int run, struct metric_list *l)
+{
+	return overhead_run_metrics((const struct ovh_result *)results + which, run, l);
+}
+
+static const struct result_kind overhead_kind = {
+	.mode = "overhead", .run_metrics = overhead_metrics, .json = overhead_json,
+	.print = print_overhead,
+};
+
 static int overhead_main(struct bench_cmd *c, int argc, char **argv)
 {
 	struct ovh_result res[BENCH_COUNT];
-	char err[PATH_MAX + 256], *text = NULL, *buf = NULL, when[64];
+	char err[PATH_MAX + 256];
 	int nres = 0, ret = EXIT_OK;
-	uint64_t start = now_realtime_ns(), end;
-	json_t *root, *list;
-	struct utsname u;
-	size_t len = 0;
-	FILE *f;
+	uint64_t start = now_realtime_ns();
 
 	if (geteuid() != 0)
 		pr_warn("not root: no probe will attach, so only bpftrace (if installed) is measured");
@@ -524,88 +621,10 @@ static int overhead_main(struct bench_cmd *c, int argc, char **argv)
 		}
 		nres++;
 	}
-	end = now_realtime_ns();
-	if (c->output) {
-		struct profile p;
-		int e = -ENOMEM;
-
-		profile_init(&p);
-		profile_set_host(&p);
-		p.start_ns = start;
-		p.end_ns = end;
-		p.command = calloc(argc + 2, sizeof(char *));
-		p.runs = calloc(c->cfg.runs, sizeof(*p.runs));
-		if (p.command && p.runs) {
-			e = 0;
-			for (int i = 0; i <= argc && !e; i++)
-				if (!(p.command[i] = strdup(i ? argv[i - 1] : "permscope")))
-					e = -ENOMEM;
-			for (int r = 0; r < c->cfg.runs && !e; r++) {
-				p.nruns = r + 1;
-				for (int i = 0; i < nres && !e; i++)
-					e = overhead_run_metrics(&res[i], r, &p.runs[r]);
-			}
-			if (!e)
-				e = profile_write(&p, c->output);
-		}
-		profile_free(&p);
-		if (e) {
-			pr_err("cannot write %s: %s", c->output, strerror(-e));
-			ret = EXIT_FAIL;
-			goto out;
-		}
-	}
-	if (c->out.format == FORMAT_JSON) {
-		root = json_object();
-		list = json_array();
-		uname(&u);
-		json_object_set_new(root, "format", json_string(BENCH_FORMAT));
-		json_object_set_new(root, "tool_version", json_string(PERMSCOPE_VERSION));
-		json_object_set_new(root, "mode", json_string("overhead"));
-		json_object_set_new(root, "hostname", json_string(u.nodename));
-		json_object_set_new(root, "kernel_release", json_string(u.release));
-		json_object_set_new(root, "kernel_version", json_string(u.version));
-		json_object_set_new(root, "machine", json_string(u.machine));
-		json_object_set_new(root, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-		format_utc_ns(start, when, sizeof(when));
-		json_object_set_new(root, "start", json_string(when));
-		format_utc_ns(end, when, sizeof(when));
-		json_object_set_new(root, "end", json_string(when));
-		json_object_set_new(root, "duration_s", json_real(c->cfg.duration));
-		json_object_set_new(root, "runs", json_integer(c->cfg.runs));
-		for (int i = 0; i < nres; i++)
-			json_array_append_new(list, overhead_json(&res[i]));
-		json_object_set_new(root, "benchmarks", list);
-		text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-		json_decref(root);
-		if (!text) {
-			pr_err("out of memory");
-			ret = EXIT_FAIL;
-			goto out;
-		}
-		ret = emit_output(NULL, text, strlen(text));
-		if (!ret)
-			putchar('\n');
-		goto out;
-	}
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		pr_err("out of memory");
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	for (int i = 0; i < nres; i++) {
-		if (i)
-			fputc('\n', f);
-		print_overhead(f, &res[i], &c->cfg);
-	}
-	fclose(f);
-	ret = emit_output(NULL, buf, len);
+	ret = emit_results(c, &overhead_kind, res, nres, start, now_realtime_ns(), argc, argv);
 out:
 	for (int i = 0; i < nres; i++)
 		overhead_result_free(&res[i]);
-	free(text);
-	free(buf);
 	return ret;
 }
 
@@ -613,11 +632,9 @@ int cmd_bench(int argc, char **argv)
 {
 	struct bench_cmd c = { .cfg = { .duration = 1, .runs = 5 } };
 	struct bench_result res[BENCH_COUNT];
-	char err[PATH_MAX + 256], *json = NULL, *buf = NULL;
-	uint64_t start, end;
+	char err[PATH_MAX + 256];
+	uint64_t start;
 	int nres = 0, ret = EXIT_OK;
-	size_t len = 0;
-	FILE *text;
 
 	parse_command(&bench_argp, argc, argv, &c);
 	if ((ret = check_output_path(c.output)) != EXIT_OK)
@@ -641,45 +658,9 @@ int cmd_bench(int argc, char **argv)
 		}
 		nres++;
 	}
-	end = now_realtime_ns();
-	json = document_json(res, nres, &c.cfg, start, end);
-	if (!json) {
-		pr_err("out of memory");
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	if (c.output) {
-		int e = write_profile(c.output, res, nres, &c.cfg, start, end, argc, argv);
-
-		if (e) {
-			pr_err("cannot write %s: %s", c.output, strerror(-e));
-			ret = EXIT_FAIL;
-			goto out;
-		}
-	}
-	if (c.out.format == FORMAT_JSON) {
-		ret = emit_output(NULL, json, strlen(json));
-		if (!ret)
-			putchar('\n');
-		goto out;
-	}
-	text = open_memstream(&buf, &len);
-	if (!text) {
-		pr_err("out of memory");
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	for (int i = 0; i < nres; i++) {
-		if (i)
-			fputc('\n', text);
-		print_text(text, &res[i], &c.cfg);
-	}
-	fclose(text);
-	ret = emit_output(NULL, buf, len);
+	ret = emit_results(&c, &bench_kind, res, nres, start, now_realtime_ns(), argc, argv);
 out:
 	for (int i = 0; i < nres; i++)
 		bench_result_free(&res[i]);
-	free(json);
-	free(buf);
 	return ret;
 }

@@ -337,7 +337,7 @@ int cmd_check(int argc, char **argv)
 	if (c.btf_file)
 		return check_file(&c);
 	c.self_test = c.self_test != 0;
-	uname(&u);
+	host_uname(&u);
 	if (cred_layout_read(NULL, &layout, err, sizeof(err))) {
 		pr_err("%s (the kernel needs CONFIG_DEBUG_INFO_BTF)", err);
 		return EXIT_FAIL;

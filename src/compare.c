@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "bench_catalogue.h"
 #include "hist.h"
 #include "metrics.h"
 

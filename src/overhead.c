@@ -17,33 +17,9 @@
 #include "record.h"
 #include "util.h"
 
-/*
- * What a user would write with bpftrace to watch the same thing: for the
- * access and exec benchmarks the latency of the syscall, from its enter and
- * exit tracepoints, and a count of slab allocations (where an override cred
- * or an mm comes from); for the lookup the MAY_EXEC posting's one-liner,
- * checks by filesystem name and the i_opflags bit 0x80.  tests/vm's
- * overhead plan runs the same scripts in the VM (a unit test compares).  cred-bounce is access() and stat() under a
- * contended cred: the access one.
- */
 const char *overhead_bpftrace_script(enum bench_id id)
 {
-	switch (id) {
-	case BENCH_EXEC_PATH:
-		return "tracepoint:syscalls:sys_enter_execve { @start[tid] = nsecs; } "
-		       "tracepoint:syscalls:sys_exit_execve /@start[tid]/ "
-		       "{ @lat = hist(nsecs - @start[tid]); delete(@start[tid]); } "
-		       "tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }";
-	case BENCH_STAT_PATH:
-		return "kprobe:security_inode_permission "
-		       "{ @[str(((struct inode *)arg0)->i_sb->s_type->name), "
-		       "((struct inode *)arg0)->i_opflags & 0x80] = count(); }";
-	default:
-		return "tracepoint:syscalls:sys_enter_access { @start[tid] = nsecs; } "
-		       "tracepoint:syscalls:sys_exit_access /@start[tid]/ "
-		       "{ @lat = hist(nsecs - @start[tid]); delete(@start[tid]); } "
-		       "tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }";
-	}
+	return bench_defs[id].bpftrace;
 }
 
 /* ---- bpftrace, a child -------------------------------------------------- */
@@ -318,7 +294,7 @@ static int one_pair(enum bench_id id, const struct bench_config *cfg, struct ovh
 	c->detach_s += now_monotonic_ns() / 1e9 - t;
 	if (ret)
 		return -1;
-	if (id == BENCH_EXEC_PATH) {
+	if (bench_defs[id].loop == BENCH_LOOP_EXECS) {
 		/*
 		 * wall time from the median exec of each kind: a pair of runs
 		 * of a fraction of a second, one of them descheduled for a

@@ -51,7 +51,7 @@ struct ovh_result {
 	int nconf;
 };
 
-/* The bpftrace program for benchmark `id`: what a user would write to watch the same thing. */
+/* The bpftrace program for benchmark `id` (its row's, src/bench_catalogue.c). */
 const char *overhead_bpftrace_script(enum bench_id id);
 
 /*
@@ -85,7 +85,7 @@ double overhead_ratio(const struct ovh_pair *p, bool wall);
 void overhead_summarize(const struct ovh_conf *c, struct ovh_summary *s);
 
 /*
- * bench.NAME.overhead_CONF (src/schema.c) of round `round` (0-based): the
+ * bench.NAME.overhead_CONF (src/bench_catalogue.c) of round `round` (0-based): the
  * CPU-time slowdown of that round's pair of each configuration measured.
  * 0 or -ENOMEM.
  */

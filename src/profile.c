@@ -181,12 +181,11 @@ void profile_set_host(struct profile *p)
 {
 	struct utsname u;
 
-	if (uname(&u) == 0) {
-		strlcpy_s(p->hostname, u.nodename, sizeof(p->hostname));
-		strlcpy_s(p->kernel_release, u.release, sizeof(p->kernel_release));
-		strlcpy_s(p->kernel_version, u.version, sizeof(p->kernel_version));
-		strlcpy_s(p->machine, u.machine, sizeof(p->machine));
-	}
+	host_uname(&u);
+	strlcpy_s(p->hostname, u.nodename, sizeof(p->hostname));
+	strlcpy_s(p->kernel_release, u.release, sizeof(p->kernel_release));
+	strlcpy_s(p->kernel_version, u.version, sizeof(p->kernel_version));
+	strlcpy_s(p->machine, u.machine, sizeof(p->machine));
 	read_first_line("/proc/sys/kernel/random/boot_id", p->boot_id, sizeof(p->boot_id));
 	read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 			p->clocksource, sizeof(p->clocksource));

@@ -198,27 +198,4 @@ void counters_add(void *into, const void *from, size_t bytes);
 /* into -= from, the same way: `from` an earlier reading of the same counters. */
 void counters_sub(void *into, const void *from, size_t bytes);
 
-/*
- * permscope bench's metrics: bench.BENCHMARK.KEY, one value per measured
- * run (a fast/slow pair with --slow) in a bench profile's runs, so that
- * compare and gate take their mean, sd and Welch's t like any merged
- * metric (docs/benchmarks.md).  A row applies to the benchmarks whose
- * BENCH_M_* bits (struct bench_def, src/bench.h) it shares.
- */
-#define BENCH_M_WORKERS 0x1 /* looping workers: all but exec-path */
-#define BENCH_M_SLOW    0x2 /* a slow variant: access1, access2, stat-path */
-#define BENCH_M_EXEC    0x4 /* exec-path */
-#define BENCH_M_OVERHEAD 0x8 /* every benchmark, with --overhead */
-
-struct bench_metric_row {
-	const char *key;
-	unsigned int applies; /* BENCH_M_* */
-	const char *meaning;
-};
-
-extern const struct bench_metric_row bench_metric_rows[];
-extern const size_t bench_metric_nrows;
-/* The row called `key`, or -1. */
-int bench_metric_index(const char *key);
-
 #endif

@@ -87,6 +87,14 @@ void strlcpy_s(char *dst, const char *src, size_t size);
 /* A malloc'ed copy of the NULL-terminated `argv`, each string too; NULL when out of memory. */
 char **argv_dup(char *const *argv);
 
+/*
+ * This machine's uname(2): hostname, kernel release and version, machine.
+ * Every field "" should it fail, so that no caller prints what the stack
+ * held before.
+ */
+struct utsname;
+void host_uname(struct utsname *u);
+
 uint64_t now_realtime_ns(void);
 uint64_t now_monotonic_ns(void);
 /* 2026-11-30T00:10:00.123456789Z */
