@@ -35,6 +35,7 @@
 
 #include "testutil.h"
 
+#include "bench_catalogue.h"
 #include "metrics.h"
 #include "schema.h"
 
