@@ -183,12 +183,7 @@ int daemon_run(const struct daemon_opts *o)
 	}
 
 	/* Blocked before the HTTP thread starts, so it inherits the mask and signals come here. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &oldmask);
-	signal(SIGPIPE, SIG_IGN);
+	block_stop_signals(SIGHUP, &set, &oldmask);
 
 	record_profile_init(&o->rec, &d.base);
 	probe = o->rec.probe;

@@ -69,11 +69,11 @@ void family_add_lost(struct family_result *r, const char *what, uint64_t count)
 			return;
 		}
 	if (r->nlost == MAX_LOST) { /* more than any family has; keep the sum right */
-		strlcpy_s(r->lost[MAX_LOST - 1].what, "other", sizeof(r->lost[0].what));
+		copy_truncated(r->lost[MAX_LOST - 1].what, "other", sizeof(r->lost[0].what));
 		r->lost[MAX_LOST - 1].count += count;
 		return;
 	}
-	strlcpy_s(r->lost[r->nlost].what, what, sizeof(r->lost[0].what));
+	copy_truncated(r->lost[r->nlost].what, what, sizeof(r->lost[0].what));
 	r->lost[r->nlost++].count = count;
 }
 
@@ -112,7 +112,7 @@ void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->exit_status = -1;
-	strlcpy_s(p->tool_version, PERMSCOPE_VERSION, sizeof(p->tool_version));
+	copy_truncated(p->tool_version, PERMSCOPE_VERSION, sizeof(p->tool_version));
 }
 
 void profile_free(struct profile *p)
@@ -182,10 +182,10 @@ void profile_set_host(struct profile *p)
 	struct utsname u;
 
 	host_uname(&u);
-	strlcpy_s(p->hostname, u.nodename, sizeof(p->hostname));
-	strlcpy_s(p->kernel_release, u.release, sizeof(p->kernel_release));
-	strlcpy_s(p->kernel_version, u.version, sizeof(p->kernel_version));
-	strlcpy_s(p->machine, u.machine, sizeof(p->machine));
+	copy_truncated(p->hostname, u.nodename, sizeof(p->hostname));
+	copy_truncated(p->kernel_release, u.release, sizeof(p->kernel_release));
+	copy_truncated(p->kernel_version, u.version, sizeof(p->kernel_version));
+	copy_truncated(p->machine, u.machine, sizeof(p->machine));
 	read_first_line("/proc/sys/kernel/random/boot_id", p->boot_id, sizeof(p->boot_id));
 	read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 			p->clocksource, sizeof(p->clocksource));
@@ -280,7 +280,7 @@ struct fs_result *profile_add_fs(struct profile *p, const char *name)
 	p->fs = fs;
 	fs = &p->fs[p->nfs++];
 	memset(fs, 0, sizeof(*fs));
-	strlcpy_s(fs->name, name, sizeof(fs->name));
+	copy_truncated(fs->name, name, sizeof(fs->name));
 	return fs;
 }
 
@@ -548,7 +548,7 @@ static void member_str(struct reader *r, json_t *obj, const char *path, const ch
 	json_t *v = member(r, obj, path, key, JSON_STRING);
 
 	if (v)
-		strlcpy_s(buf, json_string_value(v), len);
+		copy_truncated(buf, json_string_value(v), len);
 }
 
 static void read_hist(struct reader *r, json_t *obj, const char *path, struct hist *h)
@@ -855,7 +855,7 @@ static void read_runs(struct reader *r, json_t *root, struct profile *p)
 				     strlen(name) >= METRIC_NAME_LEN ? "..." : "", METRIC_NAME_LEN - 1);
 				return;
 			}
-			strlcpy_s(l->m[l->n].name, name, METRIC_NAME_LEN);
+			copy_truncated(l->m[l->n].name, name, METRIC_NAME_LEN);
 			l->m[l->n++].value = json_number_value(v);
 		}
 	}
@@ -885,7 +885,7 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 		     PROFILE_FORMAT);
 		goto out;
 	}
-	strlcpy_s(fmt, json_string_value(v), sizeof(fmt));
+	copy_truncated(fmt, json_string_value(v), sizeof(fmt));
 	if (strcmp(fmt, PROFILE_FORMAT) != 0) {
 		fail(&r, "unsupported format \"%s\" (this permscope reads \"%s\")", fmt,
 		     PROFILE_FORMAT);
@@ -903,7 +903,7 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 	if (v && !json_is_string(v) && !json_is_null(v))
 		fail(&r, "host.clocksource: expected a string, found %s", type_name(v));
 	else if (json_is_string(v))
-		strlcpy_s(p->clocksource, json_string_value(v), sizeof(p->clocksource));
+		copy_truncated(p->clocksource, json_string_value(v), sizeof(p->clocksource));
 
 	wl = json_object_get(root, "workload");
 	if (wl && !json_is_null(wl)) {
@@ -934,13 +934,13 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 		p->filter_pid = json_is_integer(v) ? (int)json_integer_value(v) : 0;
 		v = json_object_get(filter, "comm");
 		if (json_is_string(v))
-			strlcpy_s(p->filter_comm, json_string_value(v), sizeof(p->filter_comm));
+			copy_truncated(p->filter_comm, json_string_value(v), sizeof(p->filter_comm));
 		/* written since --cgroup exists: an older profile has none */
 		v = json_object_get(filter, "cgroup");
 		if (json_is_string(v) && json_string_length(v) >= sizeof(p->filter_cgroup))
 			fail(&r, "filter.cgroup: longer than %zu bytes", sizeof(p->filter_cgroup) - 1);
 		else if (json_is_string(v))
-			strlcpy_s(p->filter_cgroup, json_string_value(v), sizeof(p->filter_cgroup));
+			copy_truncated(p->filter_cgroup, json_string_value(v), sizeof(p->filter_cgroup));
 	}
 	member_str(&r, root, "", "start", start, sizeof(start));
 	member_str(&r, root, "", "end", end, sizeof(end));

@@ -248,7 +248,7 @@ void record_profile_init(const struct record_opts *o, struct profile *p)
 	if (o->probe.filter_comm)
 		memcpy(p->filter_comm, o->probe.comm, sizeof(p->filter_comm));
 	if (o->probe.cgroup)
-		strlcpy_s(p->filter_cgroup, o->probe.cgroup, sizeof(p->filter_cgroup));
+		copy_truncated(p->filter_cgroup, o->probe.cgroup, sizeof(p->filter_cgroup));
 }
 
 int record_run(const struct record_opts *o, struct profile *p)
@@ -266,13 +266,8 @@ int record_run(const struct record_opts *o, struct profile *p)
 	}
 	probe.filter_tasks = o->pid || o->command;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &oldmask);
-	/* A workload that died before its release must give an error, not kill us. */
-	signal(SIGPIPE, SIG_IGN);
+	/* SIGPIPE ignored: a workload that died before its release gives an error, not our death. */
+	block_stop_signals(SIGCHLD, &set, &oldmask);
 
 	if (o->command) {
 		err = workload_fork(o->command, &oldmask, &w);

@@ -30,12 +30,13 @@ _Static_assert(L_ROWS <= 32 && A_ROWS <= 32 && E_ROWS <= 32,
 
 /* ---- lookup: MAY_EXEC on directories, per filesystem --------------------- */
 
-#define INELIGIBLE(key, idx, text) \
+/* Row L_INEL_X reads ineligible[LOOKUP_INEL_X]; row L_ORIGIN_X reads origin[LOOKUP_ORIGIN_X]. */
+#define INELIGIBLE(x, key, text) [L_INEL_##x] = \
 	{ .name = (key), .group = "ineligible", .label = "reason", .kind = ROW_COUNT, \
-	  .offset = offsetof(struct lookup_stats, ineligible[idx]), .meaning = (text) }
-#define ORIGIN(key, idx, text) \
+	  .offset = offsetof(struct lookup_stats, ineligible[LOOKUP_INEL_##x]), .meaning = (text) }
+#define ORIGIN(x, key, text) [L_ORIGIN_##x] = \
 	{ .name = (key), .group = "origin", .label = "origin", .kind = ROW_COUNT, \
-	  .offset = offsetof(struct lookup_stats, origin[idx]), .meaning = (text) }
+	  .offset = offsetof(struct lookup_stats, origin[LOOKUP_ORIGIN_##x]), .meaning = (text) }
 #define L_ORIGINS (BIT(L_ORIGIN_WALK) | BIT(L_ORIGIN_CHDIR) | BIT(L_ORIGIN_ACCESS) | \
 		   BIT(L_ORIGIN_CALLER) | BIT(L_ORIGIN_MASK))
 
@@ -62,25 +63,18 @@ static const struct schema_row lookup_rows[L_ROWS] = {
 				   "share of checks skipped"),
 	[L_WOULD_SKIP_RATIO] = RATIO("would_skip_ratio", BIT(L_WOULD_SKIP), BIT(L_CHECKS), 0,
 				     "share of checks on eligible directories"),
-	[L_INEL_MODE] = INELIGIBLE("mode", LOOKUP_INEL_MODE, "ineligible: (mode & 0111) != 0111"),
-	[L_INEL_ACL] = INELIGIBLE("acl", LOOKUP_INEL_ACL,
-				  "ineligible: a POSIX ACL is cached on the inode"),
-	[L_INEL_ACL_NOT_CACHED] = INELIGIBLE("acl_not_cached", LOOKUP_INEL_ACL_NOT_CACHED,
-					     "ineligible: i_acl not read yet (ext4 without "
-					     "cache_no_acl() at iget)"),
-	[L_INEL_NOT_OPTED_IN] = INELIGIBLE("not_opted_in", LOOKUP_INEL_NOT_OPTED_IN,
-					   "ineligible: the filesystem did not opt in (no "
-					   "IOP_FASTPERM, no 0x80)"),
-	[L_ORIGIN_WALK] = ORIGIN("walk", LOOKUP_ORIGIN_WALK,
-				 "checks made by a path walk: the only ones the fast path can take"),
-	[L_ORIGIN_CHDIR] = ORIGIN("chdir", LOOKUP_ORIGIN_CHDIR, "checks made by chdir() (MAY_CHDIR)"),
-	[L_ORIGIN_ACCESS] = ORIGIN("access", LOOKUP_ORIGIN_ACCESS,
-				   "checks made by access(X_OK) and friends (MAY_ACCESS)"),
-	[L_ORIGIN_CALLER] = ORIGIN("caller", LOOKUP_ORIGIN_CALLER,
-				   "walk-shaped checks by another caller than the path walker "
-				   "(overlayfs's real inode)"),
-	[L_ORIGIN_MASK] = ORIGIN("mask", LOOKUP_ORIGIN_MASK,
-				 "checks with other mask bits (MAY_WRITE: create, delete)"),
+	INELIGIBLE(MODE, "mode", "ineligible: (mode & 0111) != 0111"),
+	INELIGIBLE(ACL, "acl", "ineligible: a POSIX ACL is cached on the inode"),
+	INELIGIBLE(ACL_NOT_CACHED, "acl_not_cached",
+		   "ineligible: i_acl not read yet (ext4 without cache_no_acl() at iget)"),
+	INELIGIBLE(NOT_OPTED_IN, "not_opted_in",
+		   "ineligible: the filesystem did not opt in (no IOP_FASTPERM, no 0x80)"),
+	ORIGIN(WALK, "walk", "checks made by a path walk: the only ones the fast path can take"),
+	ORIGIN(CHDIR, "chdir", "checks made by chdir() (MAY_CHDIR)"),
+	ORIGIN(ACCESS, "access", "checks made by access(X_OK) and friends (MAY_ACCESS)"),
+	ORIGIN(CALLER, "caller",
+	       "walk-shaped checks by another caller than the path walker (overlayfs's real inode)"),
+	ORIGIN(MASK, "mask", "checks with other mask bits (MAY_WRITE: create, delete)"),
 	[L_WALK_WOULD_SKIP] = COUNT(struct lookup_stats, walk_would_skip, 0,
 				    "path-walk checks on eligible directories"),
 	[L_WALK_DID_SKIP_RATIO] = RATIO("walk_did_skip_ratio", BIT(L_DID_SKIP), BIT(L_ORIGIN_WALK),

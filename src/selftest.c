@@ -45,7 +45,7 @@ void selftest_init(struct selftest *t)
 
 	memset(t, 0, sizeof(*t));
 	memcpy(t->n, n, sizeof(n));
-	strlcpy_s(t->fs, "tmpfs", sizeof(t->fs));
+	copy_truncated(t->fs, "tmpfs", sizeof(t->fs));
 	profile_init(&t->run);
 	for (int i = 0; i < ST_PHASES; i++)
 		profile_init(&t->phase[i]);
@@ -117,7 +117,7 @@ static int child_tree(const char *mnt, struct child *c, struct child_reply *r)
 		for (size_t i = 0; i < sizeof(fallbacks) / sizeof(fallbacks[0]) && !r->top[0]; i++) {
 			char base[PATH_MAX];
 
-			strlcpy_s(base, mnt, sizeof(base));
+			copy_truncated(base, mnt, sizeof(base));
 			snprintf(r->top, sizeof(r->top), "%s/%s", fallbacks[i], basename(base));
 			if (!on_tmpfs(fallbacks[i]) || mkdir(r->top, 0755))
 				r->top[0] = 0;
@@ -128,7 +128,7 @@ static int child_tree(const char *mnt, struct child *c, struct child_reply *r)
 		snprintf(r->where, sizeof(r->where), "%s (mounting a private tmpfs failed: %s)",
 			 r->top, mount_err);
 	} else {
-		strlcpy_s(r->top, mnt, sizeof(r->top));
+		copy_truncated(r->top, mnt, sizeof(r->top));
 		snprintf(r->where, sizeof(r->where), "a private tmpfs mounted on %s", mnt);
 	}
 	c->topfd = open(r->top, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -324,7 +324,7 @@ int selftest_run(const struct probe_opts *probe_in, struct selftest *t)
 	close(from[1]);
 	to[0] = from[1] = -1;
 	if (read_reply(from[0], &r))
-		strlcpy_s(top, r.top, sizeof(top));
+		copy_truncated(top, r.top, sizeof(top));
 	else
 		r.err = 0;
 	if (!top[0] || r.err) {
@@ -332,7 +332,7 @@ int selftest_run(const struct probe_opts *probe_in, struct selftest *t)
 		       r.err ? r.why : "the workload process died");
 		goto reap;
 	}
-	strlcpy_s(t->where, r.where, sizeof(t->where));
+	copy_truncated(t->where, r.where, sizeof(t->where));
 
 	/* Counted from its first call: in `tracked` before anything attaches. */
 	probe.filter_tasks = true;
@@ -350,7 +350,7 @@ int selftest_run(const struct probe_opts *probe_in, struct selftest *t)
 			goto reap;
 		}
 		if (r.err)
-			strlcpy_s(t->not_run[ph], r.why, sizeof(t->not_run[ph]));
+			copy_truncated(t->not_run[ph], r.why, sizeof(t->not_run[ph]));
 		if (recorder_collect(&rec, &t->phase[ph]))
 			goto reap;
 	}

@@ -94,7 +94,7 @@ static void scan_entry(const char *name, void *ctx)
 	if (total && (!s->any_total || seq > s->newest_total)) {
 		s->newest_total = seq;
 		s->any_total = true;
-		strlcpy_s(s->newest, name, sizeof(s->newest));
+		copy_truncated(s->newest, name, sizeof(s->newest));
 	}
 }
 
@@ -236,7 +236,7 @@ int statedir_snapshot(struct statedir *sd, const struct profile *total,
 		 seq, stamp);
 	if ((err = profile_write(total, path)))
 		return err;
-	strlcpy_s(name, path, namelen);
+	copy_truncated(name, path, namelen);
 	sd->next_seq++;
 	/* Names carry a time, so old ones are found by number: one readdir. */
 	if (seq >= sd->keep) {

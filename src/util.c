@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,7 @@ void fold_words(FILE *out, int col, int margin, int width, const char *text)
 	fputc('\n', out);
 }
 
-void strlcpy_s(char *dst, const char *src, size_t size)
+void copy_truncated(char *dst, const char *src, size_t size)
 {
 	if (!size)
 		return;
@@ -352,4 +353,14 @@ char **argv_dup(char *const *argv)
 			copy = NULL;
 		}
 	return copy;
+}
+
+void block_stop_signals(int extra, sigset_t *set, sigset_t *oldmask)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, extra);
+	sigprocmask(SIG_BLOCK, set, oldmask);
+	signal(SIGPIPE, SIG_IGN);
 }

@@ -3,6 +3,7 @@
 #ifndef PERMSCOPE_UTIL_H
 #define PERMSCOPE_UTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,7 +83,11 @@ static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
 }
 
-void strlcpy_s(char *dst, const char *src, size_t size);
+/*
+ * Copy `src` (NULL: "") into the `size` bytes of `dst`, cut short to fit
+ * and always terminated: for fixed-size fields such as a profile's names.
+ */
+void copy_truncated(char *dst, const char *src, size_t size);
 
 /* A malloc'ed copy of the NULL-terminated `argv`, each string too; NULL when out of memory. */
 char **argv_dup(char *const *argv);
@@ -94,6 +99,14 @@ char **argv_dup(char *const *argv);
  */
 struct utsname;
 void host_uname(struct utsname *u);
+
+/*
+ * Block SIGINT, SIGTERM and `extra` in `set`, to be taken with sigwait()
+ * and friends, saving the mask before in `oldmask` (for a child to
+ * restore); and ignore SIGPIPE, so a closed pipe or socket is an error
+ * where it is written, not our death.
+ */
+void block_stop_signals(int extra, sigset_t *set, sigset_t *oldmask);
 
 uint64_t now_realtime_ns(void);
 uint64_t now_monotonic_ns(void);
