@@ -34,6 +34,7 @@ enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS };
 struct gate_cmd {
 	struct output_opts out;
 	const char *base, *new, *rules, *junit;
+	const char *json_path; /* -o: the JSON verdicts, beside what is printed */
 	bool print_default_rules;
 	double accept_loss;
 };
@@ -46,6 +47,8 @@ static const struct argp_option gate_options[] = {
 	{ "current", 'c', 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* -c, --current until gate/2 */
 	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
+	{ "output", 'o', "FILE", 0, "Also write the verdicts as JSON to FILE (atomically), "
+	  "whatever --format prints: the text for a person, the file for a script", 0 },
 	{ "accept-loss", OPT_ACCEPT_LOSS, "SHARE", 0, "Judge a family that lost up to SHARE "
 	  "(0 to 1) of its events (default 0: a family that lost any has no verdict)", 0 },
 	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
@@ -73,6 +76,9 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JUNIT:
 		c->junit = arg;
+		break;
+	case 'o':
+		c->json_path = arg;
 		break;
 	case OPT_PRINT_DEFAULT_RULES:
 		c->print_default_rules = true;
@@ -141,13 +147,14 @@ static const struct argp gate_argp = {
 	"attach mode, or lost events beyond --accept-loss, or a profile predates the "
 	"counter, or too few runs for 'significant'); 2 bad usage or bad input "
 	"(an unreadable or malformed profile or rules file, a rule that does not parse, "
-	"an unknown metric, a --junit FILE in a missing or read-only directory, or that is "
+	"an unknown metric, a --junit or -o FILE in a missing or read-only directory, or that is "
 	"a directory, a symbolic link or no regular file); 4 gate's environment failed "
-	"(out of memory, writing the --junit file or standard output failed, as on a full "
+	"(out of memory, writing the --junit or -o file or standard output failed, as on a full "
 	"disk), whatever the verdicts.\n\n"
 	"Examples:\n"
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
+	"  permscope gate -b base.json -n new.json -o gate.json   the text, and the JSON kept\n"
 	"  permscope gate --print-default-rules > ci.rules\n",
 	gate_children, 0, 0,
 };
@@ -222,13 +229,14 @@ static const char *overall(const size_t count[3])
 	return count[VERDICT_FAIL] ? "fail" : count[VERDICT_NO_VERDICT] ? "no-verdict" : "pass";
 }
 
-static int print_json(const struct rule_set *rs, const struct rule_result *res,
-		      const size_t count[3], int status)
+/* The verdicts as one JSON document, malloc'ed; NULL when out of memory. */
+static char *verdicts_json(const struct rule_set *rs, const struct rule_result *res,
+			   const size_t count[3], int status)
 {
 	json_t *rules = json_array(), *root;
-	int err;
+	char *text;
 
-	for (size_t i = 0; i < rs->n; i++) {
+	for (size_t i = 0; rules && i < rs->n; i++) {
 		const struct rule_result *x = &res[i];
 		bool new = x->has_values || x->n_new, base = x->has_values || x->n_base;
 
@@ -244,23 +252,16 @@ static int print_json(const struct rule_set *rs, const struct rule_result *res,
 			"verdict", verdict_names[x->verdict],
 			"reason", x->reason[0] ? jstr(x->reason) : json_null()))) {
 			json_decref(rules);
-			pr_err("out of memory");
-			return -1;
+			return NULL;
 		}
 	}
 	root = json_pack("{s:s,s:s,s:i,s:o}", "format", GATE_FORMAT,
 			 "verdict", overall(count), "exit_status", status, "rules", rules);
-	if (!root) {
-		pr_err("out of memory");
-		return -1;
-	}
-	err = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			 JSON_REAL_PRECISION(17));
+	if (!root)
+		return NULL;
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
-	putchar('\n');
-	if (err && !ferror(stdout))
-		pr_err("out of memory"); /* a failed write is stdout_flushed()'s to report */
-	return err;
+	return text;
 }
 
 /* Everything printed reached standard output; else an error and false. */
@@ -401,8 +402,9 @@ int cmd_gate(int argc, char **argv)
 		fputs(default_rules, stdout);
 		return stdout_flushed() ? EXIT_OK : EXIT_ENV;
 	}
-	/* a --junit FILE that cannot be written is bad usage, found before judging */
-	if ((ret = check_output_path(c.junit)) != EXIT_OK)
+	/* a --junit or -o FILE that cannot be written is bad usage, found before judging */
+	if ((ret = check_output_path(c.junit)) != EXIT_OK ||
+	    (ret = check_output_path(c.json_path)) != EXIT_OK)
 		return ret;
 	ret = load_rules(c.rules, &rs);
 	for (size_t i = 0; !ret && i < rs.n; i++)
@@ -451,12 +453,27 @@ int cmd_gate(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (c.out.format == FORMAT_JSON) {
-		if (print_json(&rs, res, count, ret))
+	if (c.out.format == FORMAT_JSON || c.json_path) {
+		char *text = verdicts_json(&rs, res, count, ret);
+		char *doc = NULL;
+
+		if (!text || asprintf(&doc, "%s\n", text) < 0) {
+			free(text);
+			pr_err("out of memory");
 			ret = EXIT_ENV;
-	} else {
-		print_text(&rs, res, count);
+			goto out;
+		}
+		free(text);
+		if (c.json_path && emit_output(c.json_path, doc, strlen(doc)) != EXIT_OK)
+			ret = EXIT_ENV;
+		else if (c.out.format == FORMAT_JSON)
+			fputs(doc, stdout);
+		free(doc);
+		if (ret == EXIT_ENV)
+			goto out;
 	}
+	if (c.out.format != FORMAT_JSON)
+		print_text(&rs, res, count);
 	if (!stdout_flushed())
 		ret = EXIT_ENV;
 out:

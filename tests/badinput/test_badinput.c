@@ -545,6 +545,7 @@ static const char *const writers[][14] = {
 	{ "compare", "GOOD", "GOOD", "-o", "OUT", NULL },
 	{ "merge", "-o", "OUT", "GOOD", "GOOD", NULL },
 	{ "gate", "-b", "GOOD", "-n", "GOOD", "--junit", "OUT", NULL },
+	{ "gate", "-b", "GOOD", "-n", "GOOD", "-o", "OUT", NULL },
 	{ "record", "-q", "-d", "0.1", "-o", "OUT", NULL },
 	{ "bench", "access1", "-d", "0.01", "-r", "1", "-o", "OUT", NULL },
 };

@@ -911,6 +911,32 @@ static void gate_json_output_parses(void **state)
 	json_decref(root);
 }
 
+/* -o FILE keeps the JSON -j would print while the text goes to stdout; a link there is refused. */
+static void gate_output_file_is_the_json_beside_the_text(void **state)
+{
+	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json");
+	const char *kept = tmp_path("gate-kept.json"), *link = tmp_path("gate-link.json"), *rules;
+	char *json, *file;
+
+	(void)state;
+	write_profiles();
+	rules = write_tmp_file("o.rules", "access.avoidable_per_call <= 0.01\nlookup.violations == 0\n");
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "-j", NULL), 1);
+	json = strdup(out_text);
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "-o", kept, NULL), 1);
+	assert_contains(out_text, "FAIL  access.avoidable_per_call");
+	assert_contains(out_text, "gate: 0 passed, 1 failed, 1 without verdict");
+	file = slurp(kept, NULL);
+	assert_string_equal(file, json);
+	free(file);
+	free(json);
+
+	assert_int_equal(symlink("gate-kept.json", link), 0);
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "-o", link, NULL), 2);
+	assert_contains(err_text, "a symbolic link");
+	assert_string_equal(out_text, "");
+}
+
 static void gate_junit_file(void **state)
 {
 	struct profile p;
@@ -1006,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(gate_environment_failures_exit_4),
 		cmocka_unit_test(gate_significance_in_the_output),
 		cmocka_unit_test(gate_json_output_parses),
+		cmocka_unit_test(gate_output_file_is_the_json_beside_the_text),
 		cmocka_unit_test(gate_junit_file),
 		cmocka_unit_test(default_rules_are_printed_and_parse),
 	};
