@@ -111,9 +111,9 @@ static int percpu_sum(struct bpf_map *map, const void *key, void *out, size_t si
 
 /* Each family's glue; the modes it can attach in are the schema's. */
 static const struct family_ops *const family_ops[FAMILY_COUNT] = {
-	[FAMILY_LOOKUP] = &lookup_ops,
-	[FAMILY_ACCESS] = &access_ops,
-	[FAMILY_EXEC] = &exec_ops,
+#define FAMILY_OPS_ROW(id, name, place) [FAMILY_##id] = &name##_ops,
+	PERMSCOPE_FAMILIES(FAMILY_OPS_ROW)
+#undef FAMILY_OPS_ROW
 };
 /* A new family needs its row above too: family_start() refuses a missing one. */
 

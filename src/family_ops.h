@@ -39,9 +39,9 @@ struct family_ops {
 };
 
 /* Each family's glue; the engine's table finds them by enum family_id. */
-extern const struct family_ops access_ops;
-extern const struct family_ops exec_ops;
-extern const struct family_ops lookup_ops;
+#define FAMILY_OPS_DECL(id, name, place) extern const struct family_ops name##_ops;
+PERMSCOPE_FAMILIES(FAMILY_OPS_DECL)
+#undef FAMILY_OPS_DECL
 
 /* The filter rodata is declared once in bpf/filter.bpf.h, so every skeleton has it. */
 #define SET_FILTER(skel, o) do {                                                  \

@@ -14,15 +14,18 @@
 
 /*
  * Where each family's stats struct sits: in the profile, or for a per-fs
- * family in each struct fs_result.  A family missing here has size 0, and
- * profile_stats() refuses it rather than hand out another family's numbers.
+ * family in each struct fs_result.  A size that is not the schema's (a
+ * per-fs family whose stats are not fs_result's) makes profile_stats()
+ * refuse it rather than hand out another family's numbers.
  */
+#define PLACE_ONE(name) { offsetof(struct profile, name), sizeof(((struct profile *)0)->name) }
+#define PLACE_PER_FS(name) { offsetof(struct fs_result, s), sizeof(((struct fs_result *)0)->s) }
 static const struct {
 	size_t offset, size;
 } stats_place[FAMILY_COUNT] = {
-	[FAMILY_LOOKUP] = { offsetof(struct fs_result, s), sizeof(struct lookup_stats) },
-	[FAMILY_ACCESS] = { offsetof(struct profile, access), sizeof(struct access_stats) },
-	[FAMILY_EXEC] = { offsetof(struct profile, exec), sizeof(struct exec_stats) },
+#define STATS_PLACE(id, name, place) [FAMILY_##id] = PLACE_##place(name),
+	PERMSCOPE_FAMILIES(STATS_PLACE)
+#undef STATS_PLACE
 };
 
 void *profile_stats(const struct profile *p, enum family_id f, size_t fs)

@@ -88,9 +88,15 @@ struct profile {
 	 * was written before they existed (docs/profile-format.md).
 	 */
 	uint32_t absent[FAMILY_COUNT];
-	struct access_stats access;
-	struct exec_stats exec;
-	struct fs_result *fs; /* sorted by name */
+	/* each family with ONE stats struct: struct access_stats access; ... */
+#define PROFILE_STATS_ONE(name) struct name##_stats name;
+#define PROFILE_STATS_PER_FS(name)
+#define PROFILE_STATS(id, name, place) PROFILE_STATS_##place(name)
+	PERMSCOPE_FAMILIES(PROFILE_STATS)
+#undef PROFILE_STATS
+#undef PROFILE_STATS_PER_FS
+#undef PROFILE_STATS_ONE
+	struct fs_result *fs; /* sorted by name; a PER_FS family's stats */
 	size_t nfs;
 
 	/* A merged profile (permscope merge): the metrics of each run merged. */

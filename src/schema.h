@@ -30,7 +30,28 @@
 
 #include "permscope.h"
 
-enum family_id { FAMILY_LOOKUP, FAMILY_ACCESS, FAMILY_EXEC, FAMILY_COUNT };
+/*
+ * The probe families, in the order of every output: X(ID, name, place) each.
+ * `name` names its BPF program (bpf/name.bpf.c), its stats struct (struct
+ * name_stats, bpf/permscope.h) and its glue (name_ops, src/family_name.c);
+ * `place` is ONE (one stats struct, a member `name` of struct profile) or
+ * PER_FS (one a filesystem, in struct fs_result).  The enum, the stats
+ * union, the engine's table of glue and the profile's members and places
+ * are made from this list, so a family is one line here: a missing glue
+ * file is then a link error, a missing descriptor (schema.c) a failure of
+ * test_schema.
+ */
+#define PERMSCOPE_FAMILIES(X) \
+	X(LOOKUP, lookup, PER_FS) \
+	X(ACCESS, access, ONE)    \
+	X(EXEC, exec, ONE)
+
+enum family_id {
+#define FAMILY_ENUM(id, name, place) FAMILY_##id,
+	PERMSCOPE_FAMILIES(FAMILY_ENUM)
+#undef FAMILY_ENUM
+	FAMILY_COUNT
+};
 
 /* lookup's rows, in the order of every output. */
 enum lookup_row {
@@ -101,9 +122,9 @@ struct schema_row {
 
 /* Room for any family's stats struct (a sum over filesystems, say). */
 union family_stats {
-	struct lookup_stats lookup;
-	struct access_stats access;
-	struct exec_stats exec;
+#define FAMILY_STATS(id, name, place) struct name##_stats name;
+	PERMSCOPE_FAMILIES(FAMILY_STATS)
+#undef FAMILY_STATS
 };
 
 struct family_schema {

@@ -369,8 +369,18 @@ static void descriptors_leave_nothing_to_a_default(void **state)
 	for (save = NULL, tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save), m++)
 		assert_int_equal(mode_by_name(tok), m);
 	assert_int_equal(m, MODE_COUNT);
-	assert_string_equal(family_names_text(names, sizeof(names), "or"), "lookup, access or exec");
+	/* the words between the names: ", " and the last one's */
+	assert_string_equal(mode_names_text(names, sizeof(names), "or"), "fentry, kprobe or tracepoint");
 	assert_string_equal(mode_names_text(names, sizeof(names), NULL), "fentry, kprobe, tracepoint");
+	{
+		char want[128] = "";
+		size_t len = 0;
+
+		for (f = 0; f < FAMILY_COUNT; f++)
+			len += snprintf(want + len, sizeof(want) - len, "%s%s", f == 0 ? "" :
+					f + 1 < FAMILY_COUNT ? ", " : " and ", schema[f].name);
+		assert_string_equal(family_names_text(names, sizeof(names), "and"), want);
+	}
 }
 
 /* Each family's stats are its own: distinct places of the right size in a profile. */
