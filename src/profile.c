@@ -342,8 +342,9 @@ static json_t *sub_object(json_t *o, const char *key)
 }
 
 /*
- * One stats struct: its COUNTs, then "outcomes" {NAME: {calls, latency}},
- * then grouped COUNTs, then "errno".  Absent rows are left out.
+ * One stats struct: its plain COUNTs, then grouped ones ("ineligible",
+ * "origin"), then "outcomes" {NAME: {calls, latency}}, then "errno".
+ * Absent rows are left out.
  */
 static json_t *stats_to_json(const struct family_schema *fs, const void *stats, uint32_t absent)
 {
