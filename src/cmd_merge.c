@@ -86,13 +86,8 @@ static int add_runs(struct profile *dst, const struct profile *src)
 	if (!src->nruns)
 		return metrics_collect(src, &dst->runs[dst->nruns++]);
 	for (size_t r = 0; r < src->nruns; r++) {
-		struct metric_list *l = &dst->runs[dst->nruns];
-
-		l->m = malloc((src->runs[r].n ? src->runs[r].n : 1) * sizeof(*l->m));
-		if (!l->m)
+		if (metric_list_copy(&dst->runs[dst->nruns], &src->runs[r]))
 			return -ENOMEM;
-		memcpy(l->m, src->runs[r].m, src->runs[r].n * sizeof(*l->m));
-		l->n = l->cap = src->runs[r].n;
 		dst->nruns++;
 	}
 	return 0;

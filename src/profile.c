@@ -91,11 +91,7 @@ uint64_t family_lost_total(const struct family_result *r)
 
 double family_events(const struct profile *p, enum family_id f)
 {
-	double n = 0;
-
-	for (size_t i = 0; i < profile_nstats(p, f); i++)
-		n += schema_value(&schema[f], schema[f].events, profile_stats(p, f, i));
-	return n;
+	return (double)profile_count(p, f, schema[f].events);
 }
 
 bool family_modes_differ(const struct profile *a, const char *a_name,
@@ -131,6 +127,20 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+int metric_list_copy(struct metric_list *to, const struct metric_list *from)
+{
+	/* as large as the original, so that it grows as the original would */
+	size_t cap = from->cap > from->n ? from->cap : from->n;
+
+	to->m = malloc((cap ? cap : 1) * sizeof(*to->m));
+	if (!to->m)
+		return -ENOMEM;
+	memcpy(to->m, from->m, from->n * sizeof(*to->m));
+	to->n = from->n;
+	to->cap = cap;
+	return 0;
+}
+
 int profile_copy(struct profile *dst, const struct profile *src)
 {
 	*dst = *src;
@@ -147,18 +157,9 @@ int profile_copy(struct profile *dst, const struct profile *src)
 		memcpy(dst->fs, src->fs, src->nfs * sizeof(*dst->fs));
 	if (src->nruns && !(dst->runs = calloc(src->nruns, sizeof(*dst->runs))))
 		goto no_memory;
-	for (; dst->nruns < src->nruns; dst->nruns++) {
-		const struct metric_list *from = &src->runs[dst->nruns];
-		struct metric_list *to = &dst->runs[dst->nruns];
-
-		/* as large as the original, so that it grows as the original would */
-		if (from->cap && !(to->m = malloc(from->cap * sizeof(*to->m))))
+	for (; dst->nruns < src->nruns; dst->nruns++)
+		if (metric_list_copy(&dst->runs[dst->nruns], &src->runs[dst->nruns]))
 			goto no_memory;
-		if (from->n)
-			memcpy(to->m, from->m, from->n * sizeof(*to->m));
-		to->n = from->n;
-		to->cap = from->cap;
-	}
 	return 0;
 no_memory:
 	profile_free(dst);

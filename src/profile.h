@@ -145,6 +145,8 @@ void profile_free(struct profile *p);
  * with `dst` holding nothing to free.
  */
 int profile_copy(struct profile *dst, const struct profile *src);
+/* `to`, a new list, holds a copy of `from`'s metrics (a buffer of its own).  0 or -ENOMEM. */
+int metric_list_copy(struct metric_list *to, const struct metric_list *from);
 /* Fill host and kernel identity from uname() and /proc. */
 void profile_set_host(struct profile *p);
 

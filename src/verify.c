@@ -51,7 +51,6 @@ static struct verify_finding *add_finding(struct verify_result *r, enum family_i
 	v = &r->findings[r->nfindings++];
 	memset(v, 0, sizeof(*v));
 	v->family = f;
-	v->row = row;
 	snprintf(v->kind, sizeof(v->kind), "%s.%s", schema[f].name,
 		 schema_row_key(&schema[f].rows[row], key, sizeof(key)));
 	v->violation = violation;

@@ -43,8 +43,7 @@ enum verify_verdict {
 /* One line of the judgement: an invariant that broke, or information. */
 struct verify_finding {
 	enum family_id family;
-	int row;               /* the family's schema row the finding counts */
-	char kind[METRIC_NAME_LEN]; /* FAMILY.ROW, the row's metric: "access.unsafe", ... */
+	char kind[METRIC_NAME_LEN]; /* FAMILY.ROW, the row it counts: "access.unsafe", ... */
 	bool violation;
 	int sample_kind;       /* its samples' enum sample_kind, -1 for none */
 	uint64_t count;

@@ -91,9 +91,11 @@ static inline void load_check_profile(const struct profile *p, const struct load
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		if (p->fam[f].status == FAMILY_OK)
 			all += lost[f] = load_lost(p, f, label);
-	for (size_t i = 0; lookup && i < p->nfs; i++)
-		if (!strcmp(p->fs[i].name, lookup_fs))
-			checks = p->fs[i].s.checks;
+	if (lookup) {
+		const struct fs_result *r = profile_find_fs(p, lookup_fs);
+
+		checks = r ? r->s.checks : 0;
+	}
 	print_message("  %s: workload access %llu + %llu cap-dropped, exec ENOENT %llu, stat %llu\n"
 		      "  %s: recorded fast+avoidable %llu, needed %llu, unsafe %llu; ENOENT %llu "
 		      "(early %llu, late %llu); lookup %s checks %llu (%u a stat: %llu)\n"

@@ -664,9 +664,7 @@ static void lookup_counts_directory_checks_on_tmpfs(void **state)
 	close(open(file, O_CREAT | O_WRONLY, 0644));
 	record_workload("lookup", "lookup", &p, "stat", "1000", file, NULL);
 	require_family(&p, FAMILY_LOOKUP);
-	for (size_t i = 0; i < p.nfs; i++)
-		if (!strcmp(p.fs[i].name, "tmpfs"))
-			tmpfs = &p.fs[i];
+	tmpfs = profile_find_fs(&p, "tmpfs");
 	assert_non_null(tmpfs);
 	print_message("  lookup tmpfs: checks %llu, did_skip %llu, would_skip %llu\n",
 		      (unsigned long long)tmpfs->s.checks, (unsigned long long)tmpfs->s.did_skip,

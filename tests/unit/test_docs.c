@@ -374,13 +374,21 @@ struct family_table {
 	const char *const *extra; /* keys of the table that are no schema row */
 };
 
-static void check_every_family_has_a_table(const char *doc,
-					   const struct family_table t[FAMILY_COUNT])
+/* Each family's table of doc `d`, where `t` says it is, through `check`. */
+static void check_family_tables(struct doc *d, const struct family_table t[FAMILY_COUNT],
+				void (*check)(struct doc *, enum family_id, const struct region *,
+					      const char *const *))
 {
+	struct region r;
+
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		if (!t[f].what)
 			fail_msg("%s: no table of the %s family is checked: write its section and "
-				 "add where it is to test_docs.c", doc, schema[f].name);
+				 "add where it is to test_docs.c", d->name, schema[f].name);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		r = region(d, t[f].what, t[f].from, t[f].to);
+		check(d, f, &r, t[f].extra);
+	}
 }
 
 static void report_md_lists_every_counter(void **state)
@@ -399,12 +407,8 @@ static void report_md_lists_every_counter(void **state)
 	struct region r;
 
 	(void)state;
-	check_every_family_has_a_table("docs/report.md", json_tables);
 	doc_load(&d, "docs/report.md");
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		r = region(&d, json_tables[f].what, json_tables[f].from, json_tables[f].to);
-		check_report_json(&d, f, &r, json_tables[f].extra);
-	}
+	check_family_tables(&d, json_tables, check_report_json);
 	r = region(&d, "CSV report", "## CSV report", "A counter that the profile predates");
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		check_report_csv(&d, f, &r);
@@ -417,10 +421,12 @@ static void report_md_lists_every_counter(void **state)
  * The table of family f: every stored row (an outcome under `outcomes`), and
  * no key but stored rows, their groups and `outcomes`.
  */
-static void check_profile_format(struct doc *d, enum family_id f, const struct region *r)
+static void check_profile_format(struct doc *d, enum family_id f, const struct region *r,
+				 const char *const *extra)
 {
 	const char *outcomes = row_of(r, "outcomes");
 
+	(void)extra; /* a profile's tables name only stored rows, their groups and outcomes */
 	for (int i = 0; i < schema[f].nrows; i++) {
 		const struct schema_row *x = &schema[f].rows[i];
 		const char *s, *e;
@@ -491,15 +497,10 @@ static void profile_format_md_lists_every_stored_counter(void **state)
 				    "For every entry, as written" },
 	};
 	struct doc d;
-	struct region r;
 
 	(void)state;
-	check_every_family_has_a_table("docs/profile-format.md", tables);
 	doc_load(&d, "docs/profile-format.md");
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		r = region(&d, tables[f].what, tables[f].from, tables[f].to);
-		check_profile_format(&d, f, &r);
-	}
+	check_family_tables(&d, tables, check_profile_format);
 	doc_done(&d);
 }
 

@@ -75,17 +75,9 @@ static __u64 sum(const __u64 *v, int n)
 	return s;
 }
 
-static const struct fs_result *find_fs(const struct profile *p, const char *fs)
-{
-	for (size_t i = 0; i < p->nfs; i++)
-		if (!strcmp(p->fs[i].name, fs))
-			return &p->fs[i];
-	return NULL;
-}
-
 static const struct fs_result *fs_of(const struct profile *p, const char *fs)
 {
-	const struct fs_result *r = find_fs(p, fs);
+	const struct fs_result *r = profile_find_fs(p, fs);
 
 	if (!r)
 		fail_msg("no %s in the lookup profile", fs);
@@ -1157,7 +1149,7 @@ static void same_counts(const char *label, const struct profile *got, const stru
 	}
 	for (size_t i = 0; i < alone->nfs; i++) {
 		const struct lookup_stats *a = &alone->fs[i].s;
-		const struct fs_result *r = find_fs(got, alone->fs[i].name);
+		const struct fs_result *r = profile_find_fs(got, alone->fs[i].name);
 		const struct lookup_stats *g;
 		char what[96];
 
@@ -1302,7 +1294,7 @@ static void check_function_graph(int k)
 		unattr = lost_of(&p, FAMILY_LOOKUP, "unattributed_return_hook");
 		assert_true(unattr > 0);
 		for (size_t i = 0; i < alone.nfs; i++) {
-			const struct fs_result *r = find_fs(&p, alone.fs[i].name);
+			const struct fs_result *r = profile_find_fs(&p, alone.fs[i].name);
 
 			alone_checks += alone.fs[i].s.checks;
 			assert_int_equal(r ? r->s.did_skip : 0, alone.fs[i].s.did_skip);
@@ -1534,7 +1526,7 @@ static int print_kernel_table(void)
 		}
 		shares = json_object_get(json_object_get(c, "cred_layout"),
 					 "usage_shares_line_with_uid");
-		t = find_fs(&l, "tmpfs");
+		t = profile_find_fs(&l, "tmpfs");
 		printf("| %s %s | %s | %llu of %llu | %s | %s |\n", kernels[k], a.kernel_release,
 		       ratio_cell(creds, sizeof(creds), "%.3f", 1.0,
 				  a.access.calls[ACCESS_AVOIDABLE] + a.access.calls[ACCESS_NEEDED],
