@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "family_ops.h"
+#include "preempt.h"
 #include "util.h"
 
 /* ---- privileges ---------------------------------------------------------- */
@@ -425,23 +426,88 @@ static void collect_samples(struct family *fam)
 			fam->sink->unsent(fam->sink->ctx, k, unsent[k]);
 }
 
+/* "preemption lazy, from /sys/kernel/debug/sched/preempt" */
+static void preemption_text(char *buf, size_t len)
+{
+	const struct preemption *p = preemption_running();
+
+	snprintf(buf, len, "preemption %s, from %s", preempt_model_name(p->model), p->source);
+}
+
+int families_mode_order(enum attach_mode order[MODE_COUNT], char *why, size_t len)
+{
+	const struct preemption *p = preemption_running();
+	bool preempts = preempt_model_preempts_bpf(p->model);
+	char facts[256];
+	int n = 0;
+
+	order[n++] = preempts ? MODE_KPROBE : MODE_FENTRY;
+	order[n++] = preempts ? MODE_FENTRY : MODE_KPROBE;
+	order[n++] = MODE_TRACEPOINT;
+	if (!why)
+		return n;
+	preemption_text(facts, sizeof(facts));
+	if (p->model == PREEMPT_MODEL_UNKNOWN)
+		snprintf(why, len, "preemption model unknown (%s): kprobe first, as where BPF "
+			 "programs can be preempted and fentry would lose events under load",
+			 p->source);
+	else if (preempts)
+		snprintf(why, len, "kernel preemptible in BPF programs (%s): kprobe first, "
+			 "fentry would lose events under load", facts);
+	else
+		snprintf(why, len, "kernel not preemptible in BPF programs (%s): fentry first, "
+			 "exact and the cheapest", facts);
+	return n;
+}
+
+/*
+ * A mode forced where it can lose events to preemption: say so once.  A
+ * trampoline program preempted mid-run makes its CPU skip the program;
+ * 7.0 runs tracepoint programs preemptibly too (measured on 7.2:
+ * docs/kernels.md).
+ */
+static void warn_forced_mode(enum attach_mode m)
+{
+	static bool warned;
+	const struct preemption *p = preemption_running();
+	char facts[256];
+
+	if (!preempt_model_preempts_bpf(p->model) ||
+	    !(m == MODE_FENTRY || (m == MODE_TRACEPOINT && p->kernel_major >= 7)) ||
+	    __atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+		return;
+	preemption_text(facts, sizeof(facts));
+	pr_warn("--mode %s on a kernel preemptible in BPF programs (%s): while one task is "
+		"preempted inside a program, the calls of every other task on its CPU go "
+		"uncounted (reported as LOST); without --mode, kprobe counts every call",
+		mode_name(m), facts);
+}
+
 struct family *family_start(enum family_id f, const struct probe_opts *o,
 			    struct family_result *res)
 {
 	const struct family_ops *ops = family_ops[f];
+	enum attach_mode order[MODE_COUNT];
 	struct family *fam;
 	void *skel = NULL;
+	int norder;
 
 	if (!ops) {
 		pr_err("BUG: family %s has no glue in family_ops[] (src/attach.c)", family_name(f));
 		abort();
 	}
 	memset(res, 0, sizeof(*res));
-	for (enum attach_mode m = MODE_FENTRY; m < MODE_COUNT && !skel; m++) {
+	if (o->only_mode != MODE_NONE) {
+		order[0] = o->only_mode;
+		norder = 1;
+		warn_forced_mode(o->only_mode);
+	} else {
+		norder = families_mode_order(order, NULL, 0);
+	}
+	for (int i = 0; i < norder && !skel; i++) {
+		enum attach_mode m = order[i];
 		struct attach_attempt *t;
 
-		if (o->only_mode != MODE_NONE && m != o->only_mode)
-			continue;
 		t = &res->attempts[res->nattempts++];
 		if (!(schema[f].modes & BIT(m))) {
 			t->mode = m;

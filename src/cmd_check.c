@@ -17,6 +17,7 @@
 #include "credlayout.h"
 #include "families.h"
 #include "kimage.h"
+#include "preempt.h"
 #include "record.h"
 #include "selftest.h"
 #include "util.h"
@@ -24,7 +25,7 @@
 enum { OPT_FAMILIES = 0x500, OPT_MODE, OPT_BTF, OPT_SELF_TEST, OPT_NO_SELF_TEST };
 
 /* The JSON's "format"; docs/check.md says what changed from the last. */
-#define CHECK_FORMAT "permscope-check/2"
+#define CHECK_FORMAT "permscope-check/3"
 
 struct check_cmd {
 	struct record_opts rec; /* only .probe: which families, which modes */
@@ -112,8 +113,12 @@ static const struct argp_child check_children[] = {
 static const struct argp check_argp = {
 	check_options, check_parse, 0,
 	"What this kernel has: try to load and attach every probe family the way "
-	"'record' would (fentry, then kprobe, then tracepoint), detach again, and "
-	"read the layout of struct cred from the kernel's BTF.  The layout table "
+	"'record' would, detach again, and "
+	"read the layout of struct cred from the kernel's BTF.  The modes are tried "
+	"in the order this kernel calls for, and the first line says why: fentry "
+	"first where the kernel cannot preempt a BPF program, kprobe first where it "
+	"can (a preempted fentry program makes the calls of every other task on its "
+	"CPU go uncounted); each family says why it took its mode.  The layout table "
 	"names every field in the cacheline of the refcount 'usage' and whether "
 	"permission checks read it (uid..fsgid, securebits, cap_effective); the "
 	"verdict is \"refcount shares a cacheline with read-mostly fields\" or "
@@ -149,6 +154,24 @@ static const struct argp check_argp = {
 	"  permscope check --btf linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb\n",
 	check_children, 0, 0,
 };
+
+/*
+ * Why a family attached in its mode: forced, this kernel's first choice,
+ * or the modes before it failed (listed after it).  NULL if it did not.
+ */
+static const char *chosen_why(const struct probe_opts *o, const struct family_result *r,
+			      enum attach_mode first, char *buf, size_t len)
+{
+	if (r->status != FAMILY_OK)
+		return NULL;
+	if (o->only_mode != MODE_NONE)
+		snprintf(buf, len, "forced with --mode");
+	else if (r->mode == first)
+		snprintf(buf, len, "this kernel's first choice");
+	else
+		snprintf(buf, len, "the modes before it failed");
+	return buf;
+}
 
 /* The lines a field spans: "2" or "2-3". */
 static const char *line_span(const struct cred_member *m, char *buf, size_t size)
@@ -324,9 +347,12 @@ int cmd_check(int argc, char **argv)
 	struct selftest_verdict verdict[ST_PATHS];
 	struct cred_layout layout;
 	struct selftest t;
+	const struct preemption *pre = preemption_running();
+	enum attach_mode order[MODE_COUNT];
+	char err[256], order_why[512], why[64];
 	struct utsname u;
-	char err[256];
 	json_t *fams;
+	int norder;
 
 	record_opts_init(&c.rec);
 	memset(&c.out, 0, sizeof(c.out));
@@ -363,7 +389,12 @@ int cmd_check(int argc, char **argv)
 				family_stop(family_start(f, &c.rec.probe, &res[f]));
 	}
 
+	norder = families_mode_order(order, order_why, sizeof(order_why));
 	if (c.out.format == FORMAT_JSON) {
+		json_t *modes = json_array();
+
+		for (int i = 0; i < norder; i++)
+			json_array_append_new(modes, json_string(mode_name(order[i])));
 		fams = json_object();
 		for (int f = 0; f < FAMILY_COUNT; f++) {
 			json_t *attempts = json_array();
@@ -372,26 +403,43 @@ int cmd_check(int argc, char **argv)
 				json_array_append_new(attempts, json_pack("{s:s,s:i,s:s}",
 					"mode", mode_name(res[f].attempts[i].mode),
 					"errno", res[f].attempts[i].err, "why", res[f].attempts[i].why));
-			json_object_set_new(fams, family_name(f), json_pack("{s:s,s:o}", "mode",
+			json_object_set_new(fams, family_name(f), json_pack("{s:s,s:s?,s:o}", "mode",
 				family_state_name(&res[f]),
+				"chosen", chosen_why(&c.rec.probe, &res[f], order[0], why, sizeof(why)),
 				"attempts", attempts));
 		}
-		print_json(json_pack("{s:s,s:s,s:s,s:{s:s},s:o,s:o,s:o}", "format", CHECK_FORMAT,
+		print_json(json_pack("{s:s,s:s,s:s,s:{s:s},s:{s:s,s:s,s:b},s:o,s:s,s:o,s:o,s:o}",
+				     "format", CHECK_FORMAT,
 				     "kernel", u.release, "machine", u.machine,
-				     "source", "kind", "running kernel", "families", fams,
+				     "source", "kind", "running kernel",
+				     "preemption", "model", preempt_model_name(pre->model),
+				     "from", pre->source,
+				     "preempts_bpf", preempt_model_preempts_bpf(pre->model),
+				     "mode_order", modes, "mode_order_why", order_why,
+				     "families", fams,
 				     "cred_layout", layout_json(&layout),
 				     "self_test", c.self_test ? selftest_json(&t, verdict) : json_null()));
 		selftest_free(&t);
 		return EXIT_OK;
 	}
 	printf("permscope check: kernel %s (%s)\n", u.release, u.machine);
+	fold_words(stdout, printf("  modes:"), 10, 80, order_why);
 	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const char *chosen = chosen_why(&c.rec.probe, &res[f], order[0], why, sizeof(why));
+
 		if (res[f].status == FAMILY_NOT_REQUESTED)
 			continue;
-		printf("  %-7s %s\n", family_name(f), family_state_text(&res[f]));
+		printf("  %-7s %s%s%s\n", family_name(f), family_state_text(&res[f]),
+		       chosen ? ": " : "", chosen ? chosen : "");
 		for (int i = 0; i < res[f].nattempts; i++)
 			printf("          %-10s %s\n", mode_name(res[f].attempts[i].mode),
 			       res[f].attempts[i].why);
+		if (res[f].status == FAMILY_OK && c.rec.probe.only_mode == MODE_NONE &&
+		    res[f].mode == order[0])
+			printf("          %-10s not tried: %s\n", mode_name(order[1]),
+			       order[1] == MODE_FENTRY ? "would lose events under load here"
+						       : "costs more per call than fentry, "
+							 "exact here");
 	}
 	if (c.self_test)
 		selftest_text(&t, verdict);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Loading the probe families: each family tries its attach modes in order
- * (fentry, kprobe, tracepoint), keeps the first that loads and attaches, and
- * records why the others failed.  One family failing never stops another.
+ * Loading the probe families: each family tries its attach modes in the
+ * order this kernel calls for (families_mode_order()), keeps the first that
+ * loads and attaches, and records why the others failed.  One family failing never stops another.
  */
 #ifndef PERMSCOPE_FAMILIES_H
 #define PERMSCOPE_FAMILIES_H
@@ -57,6 +57,12 @@ struct family;
  */
 struct family *family_start(enum family_id f, const struct probe_opts *o,
 			    struct family_result *res);
+/*
+ * The order family_start() tries the attach modes in when --mode forces
+ * none: on a kernel that can preempt BPF programs (src/preempt.h), kprobe
+ * before fentry.  Returns how many; WHY (when not NULL) says why, for check.
+ */
+int families_mode_order(enum attach_mode order[MODE_COUNT], char *why, size_t len);
 /* Sum the per-CPU maps into the profile. */
 int family_collect(struct family *fam, struct profile *p);
 void family_stop(struct family *fam);
