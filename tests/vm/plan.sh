@@ -9,11 +9,14 @@ N_STAT=${N_STAT:-20000}
 N_ACCESS=${N_ACCESS:-2000}
 N_EXEC=${N_EXEC:-500}
 WORKLOADS=${WORKLOADS:-lookup access exec tracers} # tools/permscope-ab narrows these
-MODES=${MODES:-fentry kprobe tracepoint}
+# `default` is no --mode: the mode permscope picks for this kernel.
+MODES=${MODES:-default fentry kprobe tracepoint}
 want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
-# The modes of MODES among the given ones: the cases written for fentry and
-# kprobe run in those tools/permscope-ab asks for (--mode) and no other.
+# The modes of MODES among the given ones: the cases written for the
+# default, fentry and kprobe run in those tools/permscope-ab asks for
+# (--mode) and no other.
 modes_in() { for m; do case " $MODES " in *" $m "*) echo "$m" ;; esac; done; }
+mode_opt() { [ "$1" = default ] || echo "--mode $1"; }
 
 rec() { # rec NAME FAMILIES [record options] -- WORKLOAD...
 	name=$1 families=$2
@@ -24,6 +27,14 @@ rec() { # rec NAME FAMILIES [record options] -- WORKLOAD...
 }
 
 $P check --json > /out/check.json 2>/out/check.stderr
+# The attach order without debugfs' sched/preempt (what a kernel's version
+# and build still tell), and a forced fentry, which warns where the kernel
+# can preempt a BPF program.
+if umount /sys/kernel/debug; then
+	$P check --json --no-self-test > /out/check-nodebugfs.json 2>/out/check-nodebugfs.stderr
+	mount -t debugfs debugfs /sys/kernel/debug
+fi
+$P check --json --no-self-test --mode fentry > /out/check-fentry.json 2>/out/check-fentry.stderr
 # What the host-side assertions (tests/vm/test_vm.c) count with.
 printf '{"n_stat": %d, "n_access": %d, "n_exec": %d, "n_stat4": %d}\n' "$N_STAT" \
 	"$N_ACCESS" "$N_EXEC" "${N_STAT4:-10000}" > /out/params.json
@@ -50,9 +61,8 @@ for fs in tmpfs ext4 btrfs; do
 	done
 done
 
-# The lookup verdict under stress (tests/vm/test_vm.c, "lookup_holds_..."):
-# four processes on two vCPUs, a d3 of 0750 among them, in fentry and
-# kprobe mode; checks that are not path walks (chdir, access, refused ones);
+# four processes on two vCPUs, a d3 of 0750 among them, in the default mode,
+# fentry and kprobe; checks that are not path walks (chdir, access, refused ones);
 # a chmod racing the checks; filesystems that never opt in; a process busy
 # before the probes attach; the --comm filter.
 wait_for() { # wait_for FILE TEXT: until FILE holds TEXT, 30 s at most
@@ -70,28 +80,28 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	D=$T/deny/d1/d2
 	mkdir -p "$D" "$T/race/d1/d2/d3" && : > "$D/file" && : > "$T/race/d1/d2/d3/file"
 	chmod 0755 "$T/deny" && chmod 0700 "$T/deny/d1"
-	for mode in $(modes_in fentry kprobe); do
+	for mode in $(modes_in default fentry kprobe); do
 		four() { echo "$W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & wait"; }
-		rec "four-base-$mode" lookup --mode $mode -- /bin/sh -c "$(four "$F")"
-		rec "four-0750-$mode" lookup --mode $mode -- /bin/sh -c "$(four "$G")"
-		rec "chdir-$mode" lookup --mode $mode -- $W chdir 1000 "$T/base/d1/d2/d3/d4/d5/d6"
-		rec "access-x-$mode" lookup --mode $mode -- $W access-x 1000 "$T/base/d1/d2/d3/d4/d5/d6"
-		rec "denied-$mode" lookup --mode $mode -- $W denied 1000 "$D/file"
-		rec "race-$mode" lookup --mode $mode -- /bin/sh -c \
+		rec "four-base-$mode" lookup $(mode_opt $mode) -- /bin/sh -c "$(four "$F")"
+		rec "four-0750-$mode" lookup $(mode_opt $mode) -- /bin/sh -c "$(four "$G")"
+		rec "chdir-$mode" lookup $(mode_opt $mode) -- $W chdir 1000 "$T/base/d1/d2/d3/d4/d5/d6"
+		rec "access-x-$mode" lookup $(mode_opt $mode) -- $W access-x 1000 "$T/base/d1/d2/d3/d4/d5/d6"
+		rec "denied-$mode" lookup $(mode_opt $mode) -- $W denied 1000 "$D/file"
+		rec "race-$mode" lookup $(mode_opt $mode) -- /bin/sh -c \
 			"$W chmod-loop 20000 $T/race/d1/d2 & $W stat $N4 $T/race/d1/d2/d3/file & $W stat $N4 $T/race/d1/d2/d3/file & wait"
-		rec "notopted-$mode" lookup --mode $mode -- /bin/sh -c \
+		rec "notopted-$mode" lookup $(mode_opt $mode) -- /bin/sh -c \
 			"$W stat 100 /proc/self/status && $W stat 100 /sys/kernel/mm"
 		# Busy before the probes attach: a filtered and a whole-machine recording.
 		$W busy 600 "$F" &
 		busy=$!
 		sleep 1
-		$P record -q --families lookup --mode $mode --pid $busy -d 2 -o "/out/busy-pid-$mode.json"
-		$P record -q --families lookup --mode $mode -d 2 -o "/out/busy-all-$mode.json"
+		$P record -q --families lookup $(mode_opt $mode) --pid $busy -d 2 -o "/out/busy-pid-$mode.json"
+		$P record -q --families lookup $(mode_opt $mode) -d 2 -o "/out/busy-all-$mode.json"
 		kill $busy
 		wait $busy
 		# --comm: the process starts once the probes are attached.
 		rm -f /tmp/comm.err
-		$P record --families lookup --mode $mode --comm workload -d 30 \
+		$P record --families lookup $(mode_opt $mode) --comm workload -d 30 \
 			-o "/out/comm-$mode.json" > /dev/null 2> /tmp/comm.err &
 		rec_pid=$!
 		wait_for /tmp/comm.err Recording
@@ -107,7 +117,7 @@ fi
 # kprobe; access: all three).  The guest mounts cgroup2 if nothing has.
 cgrec() { # cgrec NAME FAMILY MODE COMMAND: record --cgroup $CG while COMMAND runs
 	rm -f /tmp/cg.err
-	$P record --families "$2" --mode "$3" --cgroup "$CG" -d 60 -o "/out/$1.json" \
+	$P record --families "$2" $(mode_opt "$3") --cgroup "$CG" -d 60 -o "/out/$1.json" \
 		> /dev/null 2> /tmp/cg.err &
 	rec_pid=$!
 	wait_for /tmp/cg.err Recording
@@ -122,7 +132,7 @@ else
 	mkdir -p "$CG/inner"
 	if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 		F=/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
-		for mode in $(modes_in fentry kprobe); do
+		for mode in $(modes_in default fentry kprobe); do
 			cgrec "cgroup-lookup-$mode" lookup $mode "$W join-cgroup $CG stat 1000 $F &&
 				$W join-cgroup $CG/inner stat 500 $F && $W stat 3000 $F"
 		done
@@ -182,24 +192,24 @@ mkdir -p /p/1 /p/2 /p/3 /p/4 /p/5 /p/6 /p/7
 ln -sf /workload /p/7/ps-noop
 for mode in $MODES; do
 	if want access; then
-		rec "access-default-$mode" access --mode $mode -- $W access "$N_ACCESS"
-		rec "access-dropcap-$mode" access --mode $mode -- $W access-dropcap "$N_ACCESS"
+		rec "access-default-$mode" access $(mode_opt $mode) -- $W access "$N_ACCESS"
+		rec "access-dropcap-$mode" access $(mode_opt $mode) -- $W access-dropcap "$N_ACCESS"
 	fi
 	if want exec; then
 		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7 \
-			rec "exec-path-$mode" exec --mode $mode -- $W exec-path "$N_EXEC" ps-noop
-		rec "exec-missing-$mode" exec --mode $mode -- $W exec-missing "$N_EXEC"
+			rec "exec-path-$mode" exec $(mode_opt $mode) -- $W exec-path "$N_EXEC" ps-noop
+		rec "exec-missing-$mode" exec $(mode_opt $mode) -- $W exec-missing "$N_EXEC"
 	fi
 done
 # load (test_vm.c, "load"): 8 processes of 2 threads on the 2 vCPUs, each
 # thread hammering one kind of call (access, access with a capability
 # cleared, a missing execve, stat down the tmpfs tree) for LOAD_SECONDS,
-# recorded with every family in fentry and in kprobe mode; the workload's
+# recorded with every family in the default mode, fentry and kprobe; the workload's
 # own counts go beside each profile.
 load_case() {
 	grep -q " /mnt/tmpfs " /proc/mounts || return 0
-	for mode in $(modes_in fentry kprobe); do
-		rec "load-$mode" lookup,access,exec --mode $mode -- $W load "${LOAD_SECONDS:-4}" 8 2 \
+	for mode in $(modes_in default fentry kprobe); do
+		rec "load-$mode" lookup,access,exec $(mode_opt $mode) -- $W load "${LOAD_SECONDS:-4}" 8 2 \
 			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
 	done
 }
@@ -207,7 +217,7 @@ if want lookup && want access && want exec; then
 	load_case
 fi
 # verify (test_vm.c, "verify"): the workloads above in one run of every
-# family, in fentry and in kprobe mode, with the violation samples on: the stat loops on
+# family, in the default mode, fentry and kprobe, with the violation samples on: the stat loops on
 # every variant of every filesystem (the ACL, 0711 and 0750 directories
 # must not be skipped), default and capability-dropped access(), and the
 # $PATH search and missing-path execs.  The verdict (JSON, and the text
@@ -222,10 +232,10 @@ if want lookup && want access && want exec; then
 			work="$work $W stat 500 /mnt/$fs/$variant/d1/d2/d3/d4/d5/d6/file;"
 		done
 	done
-	for mode in $(modes_in fentry kprobe); do
+	for mode in $(modes_in default fentry kprobe); do
 		status=0
 		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -o /out/verify-$mode.json \
-			--families lookup,access,exec --mode $mode -- /bin/sh -c "$work
+			--families lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$work
 				$W access 500 && $W access-dropcap 500 &&
 				$W exec-path 100 ps-noop && $W exec-missing 100" \
 			> /out/verify-$mode.txt 2> /out/verify-$mode.stderr || status=$?
@@ -289,12 +299,12 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 	else
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 		for mode in $(modes_in fentry kprobe); do
-			rec "tracers-solo-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+			rec "tracers-solo-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 		done
 		echo "$TRACERS" | while IFS=: read -r tracer probes; do
 			bt_start "$probes { @n = count(); }"
 			for mode in $(modes_in fentry kprobe); do
-				rec "tracers-$tracer-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+				rec "tracers-$tracer-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 			done
 			bt_stop
 			cp /tmp/bt.out "/out/tracers-$tracer-bt.txt"
@@ -302,10 +312,10 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		# a second permscope: a daemon of every family in the same mode
 		for mode in $(modes_in fentry kprobe); do
 			$P daemon --interval 1 --state-dir /tmp/psd2 --listen 127.0.0.1:9465 \
-				--families lookup,access,exec --mode $mode 2> /tmp/psd2.err &
+				--families lookup,access,exec $(mode_opt $mode) 2> /tmp/psd2.err &
 			d2=$!
 			wait_for /tmp/psd2.err "listening on"
-			rec "tracers-permscope-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+			rec "tracers-permscope-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 			kill -TERM $d2
 			wait $d2
 		done
@@ -313,10 +323,10 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		if echo inode_permission > /sys/kernel/tracing/set_graph_function &&
 			echo function_graph > /sys/kernel/tracing/current_tracer; then
 			for mode in $(modes_in fentry kprobe); do
-				rec "tracers-fgraph-$mode" lookup,access,exec --mode $mode -- /bin/sh -c "$MIXED"
+				rec "tracers-fgraph-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 				status=0
 				$P verify -q -o "/out/tracers-fgraph-verify-$mode.json" --families lookup \
-					--mode $mode -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
+					$(mode_opt $mode) -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
 				echo $status > "/out/tracers-fgraph-verify-$mode-status.txt"
 			done
 			echo nop > /sys/kernel/tracing/current_tracer
@@ -327,7 +337,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		for mode in $(modes_in fentry kprobe); do
 			status=0
 			$P verify -q -o "/out/tracers-verify-$mode.json" --families lookup,access,exec \
-				--mode $mode -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
+				$(mode_opt $mode) -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
 			echo $status > "/out/tracers-verify-$mode-status.txt"
 		done
 		$P check --json > /out/tracers-check.json 2> /out/tracers-check.stderr
@@ -335,7 +345,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		# attached and detached during one recording: every tracer in turn
 		for mode in $(modes_in fentry kprobe); do
 			rm -f /tmp/during.err
-			$P record --families lookup,access,exec --mode $mode --comm workload -d 600 \
+			$P record --families lookup,access,exec $(mode_opt $mode) --comm workload -d 600 \
 				-o "/out/tracers-during-$mode.json" > /dev/null 2> /tmp/during.err &
 			rd=$!
 			wait_for /tmp/during.err Recording
@@ -350,7 +360,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 				phases=$((phases + 2))
 			done
 			$P daemon --interval 1 --state-dir /tmp/psd3 --listen 127.0.0.1:9466 \
-				--families lookup,access,exec --mode $mode 2> /tmp/psd3.err &
+				--families lookup,access,exec $(mode_opt $mode) 2> /tmp/psd3.err &
 			d3=$!
 			wait_for /tmp/psd3.err "listening on"
 			/bin/sh -c "$MIXED"

@@ -28,9 +28,27 @@
 
 static const char *const kernels[] = { "bookworm", "trixie", "sid" };
 enum { BOOKWORM, TRIXIE, SID, KERNELS };
-static const char *const modes[] = { "fentry", "kprobe", "tracepoint" };
+/* "default": recorded without --mode (tests/vm/plan.sh). */
+static const char *const modes[] = { "default", "fentry", "kprobe", "tracepoint" };
+#define ALL_MODES (int)(sizeof(modes) / sizeof(modes[0]))
 static const char *const filesystems[] = { "tmpfs", "ext4", "btrfs" };
 static const char *const variants[] = { "base", "acl", "0711", "0750" };
+
+/*
+ * The mode each kernel's preemption model calls for (src/preempt.h): sid's
+ * 7.2 preempts lazily, so fentry would lose events there; 6.1 and 6.12
+ * boot with voluntary preemption, under which fentry is exact and cheapest.
+ */
+static const char *default_mode(int k)
+{
+	return k == SID ? "kprobe" : "fentry";
+}
+
+/* The mode a recording in MODE attached in on kernel K. */
+static const char *taken(int k, const char *mode)
+{
+	return strcmp(mode, "default") ? mode : default_mode(k);
+}
 
 static char results[KERNELS][512];
 static bool have[KERNELS];
@@ -44,6 +62,8 @@ static void load(int k, const char *name, struct profile *p)
 	if (profile_read(path, p, err, sizeof(err)))
 		fail_msg("%s: %s", path, err);
 }
+
+static char *load_text(int k, const char *name);
 
 static json_t *load_json(int k, const char *name)
 {
@@ -87,7 +107,7 @@ static const struct fs_result *fs_of(const struct profile *p, const char *fs)
 /* Each mode attached as asked, and the counts are exact in every mode. */
 static void check_access(int k, bool change)
 {
-	for (size_t m = 0; m < 3; m++) {
+	for (int m = 0; m < ALL_MODES; m++) {
 		struct profile d, c;
 		char name[64];
 
@@ -96,7 +116,7 @@ static void check_access(int k, bool change)
 		snprintf(name, sizeof(name), "access-dropcap-%s", modes[m]);
 		load(k, name, &c);
 		assert_int_equal(d.fam[FAMILY_ACCESS].status, FAMILY_OK);
-		assert_string_equal(mode_name(d.fam[FAMILY_ACCESS].mode), modes[m]);
+		assert_string_equal(mode_name(d.fam[FAMILY_ACCESS].mode), taken(k, modes[m]));
 		assert_int_equal(sum(d.access.calls, ACCESS_OUTCOMES), n_access);
 		if (change) /* no cred for an override that changes nothing */
 			assert_int_equal(d.access.calls[ACCESS_FAST], n_access);
@@ -115,7 +135,7 @@ static void check_exec(int k, bool change)
 {
 	enum exec_outcome enoent = change ? EXEC_ENOENT_EARLY : EXEC_ENOENT_LATE;
 
-	for (size_t m = 0; m < 3; m++) {
+	for (int m = 0; m < ALL_MODES; m++) {
 		struct profile miss, path;
 		char name[64];
 
@@ -123,7 +143,7 @@ static void check_exec(int k, bool change)
 		load(k, name, &miss);
 		snprintf(name, sizeof(name), "exec-path-%s", modes[m]);
 		load(k, name, &path);
-		assert_string_equal(mode_name(miss.fam[FAMILY_EXEC].mode), modes[m]);
+		assert_string_equal(mode_name(miss.fam[FAMILY_EXEC].mode), taken(k, modes[m]));
 		/* n execve of a missing path, plus the workload's own exec */
 		assert_int_equal(miss.exec.calls[enoent], n_exec);
 		assert_int_equal(miss.exec.calls[EXEC_OK], 1);
@@ -195,20 +215,57 @@ static void check_lookup(int k, bool change, const char *fs)
 		profile_free(&p[v]);
 }
 
-static void every_family_attaches_with_fentry_on_every_kernel(void **state)
+static const char *const debugfs_model[KERNELS] = { "voluntary", "voluntary", "lazy" };
+/* Without debugfs: 7.x on x86 still preempts; 6.x's PREEMPT_DYNAMIC cannot tell. */
+static const char *const bare_model[KERNELS] = { "unknown", "unknown", "full or lazy" };
+
+static void check_modes(int k, const char *file, const char *model, const char *mode,
+			const char *chosen)
+{
+	json_t *c = load_json(k, file), *pre = json_object_get(c, "preemption"), *f;
+	const char *name;
+
+	if (!pre)
+		fail_msg("%s %s: no preemption object", kernels[k], file);
+	if (strcmp(json_string_value(json_object_get(pre, "model")), model))
+		fail_msg("%s %s: preemption model %s, expected %s", kernels[k], file,
+			 json_string_value(json_object_get(pre, "model")), model);
+	assert_int_equal(json_is_true(json_object_get(pre, "preempts_bpf")),
+			 strcmp(model, "voluntary") != 0);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(c, "mode_order"), 0)),
+			    strcmp(model, "voluntary") ? "kprobe" : "fentry");
+	json_object_foreach(json_object_get(c, "families"), name, f) {
+		if (strcmp(json_string_value(json_object_get(f, "mode")), mode))
+			fail_msg("%s %s: %s attaches with %s, expected %s", kernels[k], file, name,
+				 json_string_value(json_object_get(f, "mode")), mode);
+		assert_string_equal(json_string_value(json_object_get(f, "chosen")), chosen);
+	}
+	json_decref(c);
+}
+
+static void every_family_attaches_in_the_mode_its_kernel_calls_for(void **state)
 {
 	(void)state;
 	for (int k = 0; k < KERNELS; k++) {
-		json_t *c, *f;
-		const char *name;
+		char *warn;
 
 		NEED(k);
-		c = load_json(k, "check.json");
-		json_object_foreach(json_object_get(c, "families"), name, f)
-			if (strcmp(json_string_value(json_object_get(f, "mode")), "fentry"))
-				fail_msg("%s: %s attaches with %s", kernels[k], name,
-					 json_string_value(json_object_get(f, "mode")));
-		json_decref(c);
+		check_modes(k, "check.json", debugfs_model[k], default_mode(k),
+			    "this kernel's first choice");
+		check_modes(k, "check-nodebugfs.json", bare_model[k], "kprobe",
+			    "this kernel's first choice");
+		check_modes(k, "check-fentry.json", debugfs_model[k], "fentry", "forced with --mode");
+		/* A forced fentry warns, once, only where it can lose events. */
+		warn = load_text(k, "check-fentry.stderr");
+		assert_non_null(warn);
+		if (k == SID) {
+			assert_contains(warn, "Warning: --mode fentry on a kernel preemptible in BPF "
+					      "programs (preemption lazy");
+			assert_null(strstr(strstr(warn, "Warning:") + 1, "Warning:"));
+		} else {
+			assert_not_contains(warn, "Warning");
+		}
+		free(warn);
 	}
 }
 
@@ -412,7 +469,11 @@ static void docs_kernels_md_self_test_table_is_what_the_vm_asserts(void **state)
 
 /* ---- the lookup verdict under stress (tests/vm/plan.sh) ------------------ */
 
-static const char *const stress_modes[] = { "fentry", "kprobe" };
+/* "default": recorded without --mode; its profile names the mode taken. */
+static const char *const stress_modes[] = { "default", "fentry", "kprobe" };
+#define STRESS_MODES (int)(sizeof(stress_modes) / sizeof(stress_modes[0]))
+/* The other tracers run beside fentry and kprobe (the default is one of them). */
+static const char *const tracer_modes[] = { "fentry", "kprobe" };
 
 /* What the SIP program (and the table it counts in) could not count. */
 static __u64 checks_lost(const struct profile *p)
@@ -452,7 +513,8 @@ static const struct fs_result *stress_load(int k, const char *name, const char *
 	snprintf(file, sizeof(file), "%s-%s", name, mode);
 	load(k, file, p);
 	assert_int_equal(p->fam[FAMILY_LOOKUP].status, FAMILY_OK);
-	assert_string_equal(mode_name(p->fam[FAMILY_LOOKUP].mode), mode);
+	assert_string_equal(mode_name(p->fam[FAMILY_LOOKUP].mode),
+			    taken(k, mode));
 	assert_true(p->fam[FAMILY_LOOKUP].lost_known);
 	for (size_t i = 0; i < p->nfs; i++) {
 		if (p->fs[i].s.violations)
@@ -470,8 +532,11 @@ static const struct fs_result *stress_load(int k, const char *name, const char *
 		assert_int_equal(t->s.did_skip, t->s.walk_would_skip + t->s.racing);
 	if (!change)
 		assert_int_equal(t->s.racing, 0);
-	/* kprobe programs run with preemption off: nothing is lost there */
-	if (!strcmp(mode, "kprobe"))
+	/*
+	 * kprobe programs run with preemption off: nothing is lost there; the
+	 * default mode is exact on every kernel.
+	 */
+	if (!strcmp(mode, "kprobe") || !strcmp(mode, "default"))
 		assert_int_equal(family_lost_total(&p->fam[FAMILY_LOOKUP]), 0);
 	return t;
 }
@@ -486,14 +551,24 @@ static void check_lookup_concurrency(int k, bool change)
 	static const char *const trees[] = { "four-base", "four-0750" };
 
 	for (int tr = 0; tr < 2; tr++) {
-		struct profile f, kp;
-		const struct fs_result *tf, *tk;
+		struct profile f, kp, d;
+		const struct fs_result *tf, *tk, *td;
 
 		tk = stress_load(k, trees[tr], "kprobe", change, &kp);
 		tf = stress_load(k, trees[tr], "fentry", change, &f);
+		td = stress_load(k, trees[tr], "default", change, &d);
 		/* the mount root, the tree's top and d1..d6: 8 per stat */
 		assert_int_equal(tk->s.checks, 32 * n_stat4);
 		assert_int_equal(tk->s.origin[LOOKUP_ORIGIN_WALK], 32 * n_stat4);
+		/* the default mode: every check, nothing lost (stress_load) */
+		print_message("  %s %s default (%s): %llu checks of %llu, lost %llu\n", kernels[k],
+			      trees[tr], default_mode(k), (unsigned long long)td->s.checks,
+			      (unsigned long long)(32 * n_stat4),
+			      (unsigned long long)family_lost_total(&d.fam[FAMILY_LOOKUP]));
+		assert_int_equal(td->s.checks, 32 * n_stat4);
+		assert_int_equal(td->s.origin[LOOKUP_ORIGIN_WALK], 32 * n_stat4);
+		if (change)
+			assert_int_equal(td->s.did_skip, td->s.walk_would_skip);
 		/*
 		 * fentry: what it did not count, it reports as lost.  The shell
 		 * around the four makes a check or two more or less from run to
@@ -511,17 +586,20 @@ static void check_lookup_concurrency(int k, bool change)
 				 (unsigned long long)checks_lost(&f),
 				 (unsigned long long)all_checks(&kp));
 		assert_true(tf->s.checks <= tk->s.checks);
-		if (tr == 1) /* d3, once per stat */
+		if (tr == 1) { /* d3, once per stat */
 			assert_int_equal(tk->s.ineligible[LOOKUP_INEL_MODE], 4 * n_stat4);
+			assert_int_equal(td->s.ineligible[LOOKUP_INEL_MODE], 4 * n_stat4);
+		}
 		profile_free(&f);
 		profile_free(&kp);
+		profile_free(&d);
 	}
 }
 
 /* Checks that are no path walk each have their own row; refused ones too. */
 static void check_lookup_origins(int k, bool change)
 {
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < STRESS_MODES; m++) {
 		struct profile p;
 		const struct fs_result *t;
 
@@ -547,7 +625,7 @@ static void check_lookup_origins(int k, bool change)
 /* A chmod loop racing two stat loops through the directory it flips. */
 static void check_lookup_race(int k, bool change)
 {
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < STRESS_MODES; m++) {
 		struct profile p;
 		const struct fs_result *t = stress_load(k, "race", stress_modes[m], change, &p);
 
@@ -569,7 +647,7 @@ static void check_lookup_race(int k, bool change)
 /* proc's pid directories and sysfs have ->permission: never opted in. */
 static void check_lookup_not_opted_in(int k)
 {
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < STRESS_MODES; m++) {
 		struct profile p;
 		char file[64];
 		const struct fs_result *sys, *proc;
@@ -598,7 +676,7 @@ static void check_lookup_attach_mid_flight(int k, bool change)
 {
 	static const char *const names[] = { "busy-pid", "busy-all" };
 
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < STRESS_MODES; m++) {
 		struct profile p;
 		const struct fs_result *t;
 
@@ -688,20 +766,20 @@ static void cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode(vo
 	for (int k = 0; k < KERNELS; k++) {
 		NEED(k);
 		need_cgroup_cases(k);
-		for (int m = 0; m < 3; m++) {
+		for (int m = 0; m < ALL_MODES; m++) {
 			struct profile p;
 			char name[64];
 
 			snprintf(name, sizeof(name), "cgroup-access-%s", modes[m]);
 			load(k, name, &p);
 			assert_int_equal(p.fam[FAMILY_ACCESS].status, FAMILY_OK);
-			assert_string_equal(mode_name(p.fam[FAMILY_ACCESS].mode), modes[m]);
+			assert_string_equal(mode_name(p.fam[FAMILY_ACCESS].mode), taken(k, modes[m]));
 			assert_string_equal(p.filter_cgroup, "/sys/fs/cgroup/permscope-vm");
 			/* 300 in the cgroup, 200 below it; not the 2000 outside */
 			assert_int_equal(sum(p.access.calls, ACCESS_OUTCOMES), 500);
 			profile_free(&p);
 		}
-		for (int m = 0; m < 2; m++) {
+		for (int m = 0; m < STRESS_MODES; m++) {
 			struct profile p;
 			const struct fs_result *t;
 			char name[64];
@@ -710,7 +788,7 @@ static void cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode(vo
 			snprintf(name, sizeof(name), "cgroup-lookup-%s", stress_modes[m]);
 			load(k, name, &p);
 			assert_int_equal(p.fam[FAMILY_LOOKUP].status, FAMILY_OK);
-			assert_string_equal(mode_name(p.fam[FAMILY_LOOKUP].mode), stress_modes[m]);
+			assert_string_equal(mode_name(p.fam[FAMILY_LOOKUP].mode), taken(k, stress_modes[m]));
 			assert_true(p.fam[FAMILY_LOOKUP].lost_known);
 			t = fs_of(&p, "tmpfs");
 			lost = checks_lost(&p);
@@ -729,7 +807,7 @@ static void cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode(vo
 			}
 			assert_true(t->s.checks <= 8 * 1500);
 			assert_true(t->s.checks + lost >= 8 * 1500);
-			if (!strcmp(stress_modes[m], "kprobe"))
+			if (strcmp(stress_modes[m], "fentry"))
 				assert_int_equal(lost, 0);
 			profile_free(&p);
 		}
@@ -807,10 +885,11 @@ static void sid_daemon_serves_the_lookup_counts_record_gives(void **state)
 	t = fs_of(&p, "tmpfs");
 	/* the mount root, base/ and d1..d6, once per stat, as record counted */
 	assert_int_equal(t->s.checks, 8 * n_stat);
+	/* the daemon attached in sid's default mode, kprobe */
 	assert_int_equal(series_value(metrics,
-		"permscope_lookup_checks_total{fs=\"tmpfs\",mode=\"fentry\"}"), t->s.checks);
+		"permscope_lookup_checks_total{fs=\"tmpfs\",mode=\"kprobe\"}"), t->s.checks);
 	assert_int_equal(series_value(metrics,
-		"permscope_lookup_did_skip_total{fs=\"tmpfs\",mode=\"fentry\"}"), t->s.did_skip);
+		"permscope_lookup_did_skip_total{fs=\"tmpfs\",mode=\"kprobe\"}"), t->s.did_skip);
 	profile_free(&p);
 	free(metrics);
 	free(status);
@@ -1216,17 +1295,17 @@ static void check_tracers_before(int k)
 		struct profile alone;
 		char name[96];
 
-		snprintf(name, sizeof(name), "tracers-solo-%s", stress_modes[m]);
+		snprintf(name, sizeof(name), "tracers-solo-%s", tracer_modes[m]);
 		load(k, name, &alone);
-		check_solo(k, stress_modes[m], &alone);
+		check_solo(k, tracer_modes[m], &alone);
 		profile_free(&alone);
 		for (size_t t = 0; t < sizeof(tracer_cases) / sizeof(tracer_cases[0]); t++) {
 			struct profile p;
 			char label[160];
 
-			load_pair(k, tracer_cases[t], stress_modes[m], &alone, &p);
+			load_pair(k, tracer_cases[t], tracer_modes[m], &alone, &p);
 			snprintf(label, sizeof(label), "%s tracers-%s-%s", kernels[k], tracer_cases[t],
-				 stress_modes[m]);
+				 tracer_modes[m]);
 			same_counts(label, &p, &alone, 1, true);
 			profile_free(&p);
 			profile_free(&alone);
@@ -1259,10 +1338,10 @@ static void check_tracers_during(int k)
 		struct profile alone, p;
 		char name[96], label[160], *phases;
 
-		load_pair(k, "during", stress_modes[m], &alone, &p);
-		snprintf(name, sizeof(name), "tracers-during-%s-phases.txt", stress_modes[m]);
+		load_pair(k, "during", tracer_modes[m], &alone, &p);
+		snprintf(name, sizeof(name), "tracers-during-%s-phases.txt", tracer_modes[m]);
 		phases = load_text(k, name);
-		snprintf(label, sizeof(label), "%s tracers-during-%s", kernels[k], stress_modes[m]);
+		snprintf(label, sizeof(label), "%s tracers-during-%s", kernels[k], tracer_modes[m]);
 		assert_int_equal(atoi(phases), 11);
 		same_counts(label, &p, &alone, atoi(phases), false);
 		free(phases);
@@ -1290,7 +1369,7 @@ static void check_function_graph(int k)
 		__u64 checks = 0, alone_checks = 0, unattr;
 		char name[96], *status;
 
-		load_pair(k, "fgraph", stress_modes[m], &alone, &p);
+		load_pair(k, "fgraph", tracer_modes[m], &alone, &p);
 		unattr = lost_of(&p, FAMILY_LOOKUP, "unattributed_return_hook");
 		assert_true(unattr > 0);
 		for (size_t i = 0; i < alone.nfs; i++) {
@@ -1304,7 +1383,7 @@ static void check_function_graph(int k)
 			assert_int_equal(p.fs[i].s.violations, 0);
 		}
 		assert_int_equal(checks + unattr, alone_checks);
-		snprintf(name, sizeof(name), "tracers-fgraph-verify-%s-status.txt", stress_modes[m]);
+		snprintf(name, sizeof(name), "tracers-fgraph-verify-%s-status.txt", tracer_modes[m]);
 		status = load_text(k, name);
 		assert_int_equal(atoi(status), 3);
 		free(status);
@@ -1327,11 +1406,11 @@ static void check_verify_under_kretprobe(int k)
 	for (size_t m = 0; m < 2; m++) {
 		char name[96], *status;
 
-		snprintf(name, sizeof(name), "tracers-verify-%s-status.txt", stress_modes[m]);
+		snprintf(name, sizeof(name), "tracers-verify-%s-status.txt", tracer_modes[m]);
 		status = load_text(k, name);
 		if (atoi(status) != 0)
 			fail_msg("%s: verify under kretprobe:inode_permission in %s mode exited %s",
-				 kernels[k], stress_modes[m], status);
+				 kernels[k], tracer_modes[m], status);
 		free(status);
 	}
 	check = load_json(k, "tracers-check.json");
@@ -1384,7 +1463,8 @@ static void check_verify_clean(int k, const char *mode, bool late_info)
 	assert_string_equal(json_string_value(json_object_get(v, "verdict")), "clean");
 	assert_int_equal(json_object_size(json_object_get(v, "families")), 3);
 	json_object_foreach(json_object_get(v, "families"), name, f) {
-		if (strcmp(json_string_value(json_object_get(f, "state")), mode) ||
+		if (strcmp(json_string_value(json_object_get(f, "state")),
+			   taken(k, mode)) ||
 		    !json_is_true(json_object_get(f, "judged")))
 			fail_msg("%s %s: verify's %s family: %s, judged %d (%s)", kernels[k], mode, name,
 				 json_string_value(json_object_get(f, "state")),
@@ -1430,21 +1510,29 @@ static void check_load(int k, const char *mode)
 	free(text);
 	snprintf(name, sizeof(name), "load-%s", mode);
 	load(k, name, &p);
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		if (p.fam[f].status != FAMILY_OK || p.fam[f].mode != (mode[0] == 'f' ? MODE_FENTRY
-									      : MODE_KPROBE))
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const char *want = taken(k, mode);
+
+		if (p.fam[f].status != FAMILY_OK || strcmp(mode_name(p.fam[f].mode), want))
 			fail_msg("%s: the %s family did not record in %s mode", kernels[k],
-				 family_name(f), mode);
+				 family_name(f), want);
+		/* The default mode loses nothing, on every kernel. */
+		if (!strcmp(mode, "default") && family_lost_total(&p.fam[f]))
+			fail_msg("%s: load in the default mode (%s) lost %llu %s events", kernels[k],
+				 want, (unsigned long long)family_lost_total(&p.fam[f]),
+				 family_name(f));
+	}
 	snprintf(label, sizeof(label), "%s %s", kernels[k], mode);
 	load_check_profile(&p, &c, "tmpfs", 8, label);
 	profile_free(&p);
 }
 
-static void load_of_more_tasks_than_cpus_is_counted_exactly_in_fentry_and_kprobe_mode(void **state)
+static void load_of_more_tasks_than_cpus_is_counted_exactly_in_every_mode(void **state)
 {
 	(void)state;
 	for (int k = 0; k < KERNELS; k++) {
 		NEED(k);
+		check_load(k, "default");
 		check_load(k, "fentry");
 		check_load(k, "kprobe");
 	}
@@ -1452,7 +1540,7 @@ static void load_of_more_tasks_than_cpus_is_counted_exactly_in_fentry_and_kprobe
 
 static void verify_is_clean_on_the_pinned_kernels_workloads(void **state)
 {
-	static const char *const verify_modes[] = { "fentry", "kprobe" };
+	static const char *const verify_modes[] = { "default", "fentry", "kprobe" };
 
 	(void)state;
 	for (int k = 0; k < KERNELS; k++) {
@@ -1548,7 +1636,7 @@ static int print_kernel_table(void)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_family_attaches_with_fentry_on_every_kernel),
+		cmocka_unit_test(every_family_attaches_in_the_mode_its_kernel_calls_for),
 		cmocka_unit_test(bookworm_6_1_allocates_a_cred_per_access_call),
 		cmocka_unit_test(bookworm_6_1_allocates_an_mm_before_enoent),
 		cmocka_unit_test(bookworm_6_1_lookup_never_skips),
@@ -1572,7 +1660,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(gate_default_rules_sid_against_sid_pass_what_was_recorded),
 		cmocka_unit_test(gate_default_rules_on_whole_kernels),
 		cmocka_unit_test(verify_is_clean_on_the_pinned_kernels_workloads),
-		cmocka_unit_test(load_of_more_tasks_than_cpus_is_counted_exactly_in_fentry_and_kprobe_mode),
+		cmocka_unit_test(load_of_more_tasks_than_cpus_is_counted_exactly_in_every_mode),
 		cmocka_unit_test(bookworm_6_1_counts_are_unchanged_by_other_tracers_attached_before),
 		cmocka_unit_test(trixie_6_12_counts_are_unchanged_by_other_tracers_attached_before),
 		cmocka_unit_test(sid_counts_are_unchanged_by_other_tracers_attached_before),

@@ -7,9 +7,9 @@
  * ones must make `permscope verify` exit 1 with samples of the right kind,
  * while the stock kernel's verify stays clean; the cred layout one must
  * change check --btf's verdict and nothing else.  permscope-ab runs them in
- * its default mode, fentry (kprobe mode is the VM suite's, on Debian's
- * kernels: a minimal 7.2 built from source crashes when a kprobe on
- * inode_permission is armed a second time, docs/vm.md "Controls").
+ * the default mode, the one permscope picks for each kernel: fentry on the
+ * minimal 6.12 (built without preemption), kprobe on the minimal 7.2
+ * (x86 7.0 and later preempt; docs/kernels.md).
  *
  * tests/vm/controls (`make vmtest-src`) leaves the results in
  * build/vm/controls/NAME ($PERMSCOPE_VM_CONTROLS/NAME).  Without them,
@@ -166,7 +166,7 @@ static void stock_side_is_clean(const char *name)
 {
 	char a[128], b[128];
 
-	verify_finds(name, "stock", "fentry", 0, NULL);
+	verify_finds(name, "stock", "default", 0, NULL);
 	assert_string_equal(layout_verdict(name, "stock", a, sizeof(a)),
 			    layout_verdict(name, "patched", b, sizeof(b)));
 }
@@ -181,7 +181,7 @@ static void faccessat_unsafe_fails_access_unsafe_and_verify(void **state)
 	gate_fails_only(c, "access.unsafe");
 	stock_side_is_clean(c);
 	/* access-dropcap 500 in verify's workload: every call needed the override */
-	assert_int_equal(verify_finds(c, "patched", "fentry", 1, "access.unsafe"), 500);
+	assert_int_equal(verify_finds(c, "patched", "default", 1, "access.unsafe"), 500);
 }
 
 /* A cred allocated on every call: the fast path lost, nothing wrong. */
@@ -193,7 +193,7 @@ static void faccessat_always_allocate_fails_avoidable_per_call_only(void **state
 	need(c);
 	gate_fails_only(c, "access.avoidable_per_call");
 	stock_side_is_clean(c);
-	verify_finds(c, "patched", "fentry", 0, NULL);
+	verify_finds(c, "patched", "default", 0, NULL);
 }
 
 /* ENOENT after the mm: the early exit lost, nothing wrong. */
@@ -206,7 +206,7 @@ static void exec_enoent_after_mm_fails_enoent_early_share_only(void **state)
 	gate_fails_only(c, "exec.enoent_early_share");
 	stock_side_is_clean(c);
 	/* Late ENOENTs alone are a stock kernel's behaviour to verify. */
-	verify_finds(c, "patched", "fentry", 0, NULL);
+	verify_finds(c, "patched", "default", 0, NULL);
 }
 
 /* The MAY_EXEC shortcut without its mode test: 0750 directories skipped. */
@@ -218,7 +218,7 @@ static void lookup_ignore_mode_fails_lookup_violations_and_verify(void **state)
 	need(c);
 	gate_fails_only(c, "lookup.violations");
 	stock_side_is_clean(c);
-	if (verify_finds(c, "patched", "fentry", 1, "lookup.violations") <= 0)
+	if (verify_finds(c, "patched", "default", 1, "lookup.violations") <= 0)
 		fail_msg("%s: no ineligible skip counted", c);
 }
 
@@ -234,8 +234,8 @@ static void cred_usage_own_cacheline_changes_only_the_layout_verdict(void **stat
 	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)),
 			    "refcount shares a cacheline with read-mostly fields");
 	assert_string_equal(layout_verdict(c, "patched", b, sizeof(b)), "separated");
-	verify_finds(c, "stock", "fentry", 0, NULL);
-	verify_finds(c, "patched", "fentry", 0, NULL);
+	verify_finds(c, "stock", "default", 0, NULL);
+	verify_finds(c, "patched", "default", 0, NULL);
 }
 
 int main(void)
