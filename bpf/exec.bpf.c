@@ -243,9 +243,9 @@ int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /*
- * The floor of the call window in fentry mode, for tests/vm/overhead: the
- * same hooks on execve() with empty programs, loaded in place of the
- * others only when PERMSCOPE_EMPTY_PROGRAMS is set.
+ * The floor of the call window in fentry and kprobe mode, for
+ * tests/vm/overhead: the same hooks on execve() with empty programs,
+ * loaded in place of the others only when PERMSCOPE_EMPTY_PROGRAMS is set.
  */
 SEC("fentry/__x64_sys_execve")
 int BPF_PROG(empty_fentry_x64_sys_execve)
@@ -255,6 +255,18 @@ int BPF_PROG(empty_fentry_x64_sys_execve)
 
 SEC("fexit/__x64_sys_execve")
 int BPF_PROG(empty_fexit_x64_sys_execve)
+{
+	return 0;
+}
+
+SEC("kprobe/__x64_sys_execve")
+int BPF_KPROBE(empty_kprobe_x64_sys_execve)
+{
+	return 0;
+}
+
+SEC("kretprobe/__x64_sys_execve")
+int BPF_KRETPROBE(empty_kretprobe_x64_sys_execve)
 {
 	return 0;
 }

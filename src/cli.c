@@ -191,7 +191,8 @@ static const struct argp_option record_options[] = {
 	  "Comma-separated families to record: " FAMILY_NAMES " (default: all)", 0 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Attach only in MODE, one of " MODE_NAMES " (default: the first that "
-	  "works, in that order)", 0 },
+	  "works, in the order this kernel calls for: kprobe first where a BPF program can "
+	  "be preempted, fentry first where not; 'permscope check' says which)", 0 },
 	{ "pid", 'p', "PID", 0, "Count only process PID and its descendants", 0 },
 	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,

@@ -25,7 +25,7 @@
 enum { OPT_FAMILIES = 0x500, OPT_MODE, OPT_BTF, OPT_SELF_TEST, OPT_NO_SELF_TEST };
 
 /* The JSON's "format"; docs/check.md says what changed from the last. */
-#define CHECK_FORMAT "permscope-check/3"
+#define CHECK_FORMAT "permscope-check/2"
 
 struct check_cmd {
 	struct record_opts rec; /* only .probe: which families, which modes */
@@ -39,8 +39,8 @@ static const struct argp_option check_options[] = {
 	{ "families", OPT_FAMILIES, "LIST", 0,
 	  "Comma-separated families to try: " FAMILY_NAMES " (default: all)", 0 },
 	{ "mode", OPT_MODE, "MODE", 0,
-	  "Try only MODE, one of " MODE_NAMES " (default: each in that order, up to "
-	  "the first that works)", 0 },
+	  "Try only MODE, one of " MODE_NAMES " (default: each in the order this "
+	  "kernel calls for, up to the first that works)", 0 },
 	{ "btf", OPT_BTF, "FILE", 0,
 	  "Read another kernel's struct cred from FILE instead, without booting it: raw BTF "
 	  "(/sys/kernel/btf/vmlinux), a vmlinux ELF, a bzImage/vmlinuz (gzip, bzip2, xz, lzma, "
@@ -326,9 +326,11 @@ static int check_file(const struct check_cmd *c)
 			json_object_set_new(src, "compression", json_string(ki.compression));
 		if (ki.member[0])
 			json_object_set_new(src, "member", json_string(ki.member));
-		print_json(json_pack("{s:s,s:o,s:n,s:o,s:n,s:o,s:n}", "format", CHECK_FORMAT, "kernel",
+		print_json(json_pack("{s:s,s:o,s:n,s:o,s:n,s:n,s:n,s:n,s:o,s:n}", "format",
+				     CHECK_FORMAT, "kernel",
 				     ki.release[0] ? json_string(ki.release) : json_null(),
-				     "machine", "source", src, "families",
+				     "machine", "source", src, "preemption", "mode_order",
+				     "mode_order_why", "families",
 				     "cred_layout", layout_json(&layout), "self_test"));
 		return EXIT_OK;
 	}

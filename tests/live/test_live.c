@@ -29,6 +29,7 @@
 #include "testutil.h"
 
 #include "cgroup.h"
+#include "preempt.h"
 #include "profile.h"
 
 static const char *workload_bin;
@@ -800,6 +801,55 @@ static void check_self_test_answers_what_the_kernel_was_measured_to_do(void **st
 	assert_true(took < 5.0);
 }
 
+/*
+ * check --json says this kernel's preemption model as preemption_read()
+ * finds it here, and puts kprobe first exactly where a BPF program can be
+ * preempted (unknown counts as that); a forced fentry warns once there,
+ * whether or not fentry then attaches.
+ */
+static void check_says_the_preemption_model_and_the_attach_order(void **state)
+{
+	char *json_argv[] = { (char *)permscope_bin(), "check", "--json", "--no-self-test", NULL };
+	char *fentry_argv[] = { (char *)permscope_bin(), "check", "--no-self-test", "--mode",
+				"fentry", NULL };
+	const struct preemption *here = preemption_running();
+	bool preempts = preempt_model_preempts_bpf(here->model);
+	json_t *doc, *pre, *order;
+	json_error_t je;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	assert_int_equal(run_capture(json_argv), 0);
+	doc = json_loads(out_text, 0, &je);
+	if (!doc)
+		fail_msg("check --json: %s", je.text);
+	pre = json_object_get(doc, "preemption");
+	order = json_object_get(doc, "mode_order");
+	print_message("  preemption %s (%s): %s first\n",
+		      json_string_value(json_object_get(pre, "model")),
+		      json_string_value(json_object_get(pre, "from")),
+		      json_string_value(json_array_get(order, 0)));
+	assert_string_equal(json_string_value(json_object_get(pre, "model")),
+			    preempt_model_name(here->model));
+	assert_string_equal(json_string_value(json_object_get(pre, "from")), here->source);
+	assert_int_equal(json_is_true(json_object_get(pre, "preempts_bpf")), preempts);
+	assert_int_equal(json_array_size(order), 3);
+	assert_string_equal(json_string_value(json_array_get(order, 0)), preempts ? "kprobe" : "fentry");
+	assert_string_equal(json_string_value(json_array_get(order, 2)), "tracepoint");
+	assert_true(strlen(json_string_value(json_object_get(doc, "mode_order_why"))) > 20);
+	json_decref(doc);
+
+	assert_int_equal(run_capture(fentry_argv), 0);
+	if (preempts) {
+		const char *w = strstr(err_text, "Warning: --mode fentry on a kernel preemptible");
+
+		assert_non_null(w);
+		assert_null(strstr(w + 1, "Warning: --mode fentry")); /* once, not per family */
+	} else {
+		assert_not_contains(err_text, "Warning: --mode fentry");
+	}
+}
+
 /* The same verdicts in check --json's self_test member, with every count the text shows. */
 static void check_json_carries_the_self_test_verdicts_and_counts(void **state)
 {
@@ -1107,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(unavailable_families_explain_every_mode),
 		cmocka_unit_test(check_self_test_answers_what_the_kernel_was_measured_to_do),
 		cmocka_unit_test(check_json_carries_the_self_test_verdicts_and_counts),
+		cmocka_unit_test(check_says_the_preemption_model_and_the_attach_order),
 		cmocka_unit_test(verify_is_clean_on_the_access_and_exec_workloads),
 		cmocka_unit_test(verify_reports_late_enoent_with_samples_from_the_ring_buffer),
 		cmocka_unit_test(verify_writes_the_json_verdict_beside_the_text),

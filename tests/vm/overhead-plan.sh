@@ -152,6 +152,8 @@ if part lookup; then
 		# A process filter that excludes the workload: what everyone else pays.
 		measure "excluded-$mode" --families lookup --mode $mode --pid 1
 	done
+	# No --mode: what this kernel's default costs (its mode is in the profile).
+	measure lookup-default --families lookup
 fi
 
 # access: N x access("/", R_OK) with root's default creds, per call.  The
@@ -164,9 +166,9 @@ if part access; then
 	CG=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)/permscope-overhead
 	mkdir -p "$CG"
 	access_baseline
-	for mode in fentry tracepoint; do
+	for mode in fentry kprobe tracepoint; do
 		# the call window's hooks with empty programs: their floor
-		if [ $mode = fentry ]; then
+		if [ $mode != tracepoint ]; then
 			EMPTY=1 measure "access-empty-$mode" --families access --mode $mode
 			EMPTY=
 		fi
@@ -178,21 +180,26 @@ if part access; then
 		measure "access-$mode-cgroup-in" --families access --mode $mode --cgroup "$CG"
 		RUN="$W time-access $NA /"
 	done
+	measure access-default --families access
 fi
 
 # exec: N failing execve()s of a path that does not exist (the $PATH
 # search's misses), per call: the exec family in fentry mode (its window
-# fentry/fexit on __x64_sys_execve), the same hooks with empty programs,
-# a process the filter excludes, and tracepoint mode.
+# fentry/fexit on __x64_sys_execve) and kprobe mode (kprobe/kretprobe), the
+# same hooks with empty programs, a process the filter excludes,
+# tracepoint mode, and the default.
 if part exec; then
 	echo "execs $NE" >> /out/overhead.txt
 	RUN="$W time-exec $NE /no/such/program"
 	measure exec-none
-	EMPTY=1 measure exec-empty-fentry --families exec --mode fentry
-	EMPTY=
-	measure exec-fentry --families exec --mode fentry
+	for mode in fentry kprobe; do
+		EMPTY=1 measure "exec-empty-$mode" --families exec --mode $mode
+		EMPTY=
+		measure "exec-$mode" --families exec --mode $mode
+	done
 	measure exec-fentry-pid-out --families exec --mode fentry --pid 1
 	measure exec-tracepoint --families exec --mode tracepoint
+	measure exec-default --families exec
 fi
 
 # tax: what an unrelated syscall pays while a family records: N stat()s of

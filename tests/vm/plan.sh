@@ -212,6 +212,15 @@ load_case() {
 		rec "load-$mode" lookup,access,exec $(mode_opt $mode) -- $W load "${LOAD_SECONDS:-4}" 8 2 \
 			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
 	done
+	# verify under the same load, in the default mode: a verdict, not 3.
+	for mode in $(modes_in default); do
+		echo "== verify-load-$mode"
+		status=0
+		$P verify -q -o "/out/verify-load-$mode.json" --families lookup,access,exec -- \
+			$W load "${LOAD_SECONDS:-4}" 8 2 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file \
+			> "/out/verify-load-$mode.txt" 2>&1 || status=$?
+		echo "$status" > "/out/verify-load-$mode-status.txt"
+	done
 }
 if want lookup && want access && want exec; then
 	load_case

@@ -1081,6 +1081,42 @@ static void gate_default_rules_on_whole_kernels(void **state)
 	assert_contains(out_text, "PASS  lookup.violations  ");
 }
 
+/*
+ * Under the load test's 16 busy threads on two vCPUs, the default mode
+ * loses nothing on any kernel, so verify and gate judge: verify is clean
+ * (exit 0), and gate's default rules pass sid's load profile against
+ * itself, where a forced fentry's losses leave gate without a verdict.
+ */
+static void verify_and_gate_judge_the_load_in_the_default_mode(void **state)
+{
+	(void)state;
+	for (int k = 0; k < KERNELS; k++) {
+		char *status, *text;
+		json_t *v;
+
+		NEED(k);
+		status = load_text(k, "verify-load-default-status.txt");
+		text = load_text(k, "verify-load-default.txt");
+		if (!status || atoi(status) != 0)
+			fail_msg("%s: verify under load in the default mode exited %s, not 0:\n%s",
+				 kernels[k], status ? status : "(no status)", text ? text : "");
+		v = load_json(k, "verify-load-default.json");
+		assert_string_equal(json_string_value(json_object_get(v, "verdict")), "clean");
+		print_message("  %s: verify under load, default mode (%s): clean\n", kernels[k],
+			      default_mode(k));
+		json_decref(v);
+		free(status);
+		free(text);
+	}
+	NEED(SID);
+	if (run_gate2(SID, "load-default", SID, "load-default", NULL) != 0)
+		fail_msg("gate, sid's load (default mode) against itself: expected a pass:\n%s",
+			 out_text);
+	all_lines_are("PASS  ");
+	print_message("  sid: gate on the load in fentry mode exits %d (3: lost events, no verdict)\n",
+		      run_gate2(SID, "load-fentry", SID, "load-fentry", NULL));
+}
+
 static const char *results_base(void)
 {
 	return getenv("PERMSCOPE_VM_RESULTS") ? getenv("PERMSCOPE_VM_RESULTS") : "build/vm/run";
@@ -1661,6 +1697,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(gate_default_rules_on_whole_kernels),
 		cmocka_unit_test(verify_is_clean_on_the_pinned_kernels_workloads),
 		cmocka_unit_test(load_of_more_tasks_than_cpus_is_counted_exactly_in_every_mode),
+		cmocka_unit_test(verify_and_gate_judge_the_load_in_the_default_mode),
 		cmocka_unit_test(bookworm_6_1_counts_are_unchanged_by_other_tracers_attached_before),
 		cmocka_unit_test(trixie_6_12_counts_are_unchanged_by_other_tracers_attached_before),
 		cmocka_unit_test(sid_counts_are_unchanged_by_other_tracers_attached_before),
