@@ -21,7 +21,8 @@ struct compare_cmd {
 static const struct argp_option compare_options[] = {
 	{ "output", 'o', "FILE", 0, "Write to FILE instead of standard output", 0 },
 	{ "allow-mode-mismatch", OPT_ALLOW_MODE_MISMATCH, 0, 0,
-	  "Compare a family even when it attached in different modes on the two sides", 0 },
+	  "Compare a family even when it attached with tracepoint on one side and "
+	  "a function hook on the other", 0 },
 	{ 0 },
 };
 
@@ -69,8 +70,10 @@ static const struct argp compare_argp = {
 	"where both sides have two runs or more, Welch's t-test gives a p-value "
 	"and a 95% confidence interval of the difference (JSON); '~' marks a "
 	"difference that is not significant (p >= 0.05).  A family that attached "
-	"in different modes on the two sides is refused unless "
-	"--allow-mode-mismatch: " MODE_MISMATCH_WHY ".\n\n"
+	"with tracepoint on one side and fentry or kprobe on the other is refused "
+	"unless --allow-mode-mismatch: " MODE_MISMATCH_WHY ".  fentry against "
+	"kprobe (two kernels' defaults can differ) is compared with a warning: "
+	MODE_COST_WHY ".\n\n"
 	"Examples:\n"
 	"  permscope compare stock.json patched.json\n"
 	"  permscope compare base.json new.json --format html -o compare.html\n",
@@ -97,8 +100,17 @@ int cmd_compare(int argc, char **argv)
 				profile_free(&p[0]);
 			return EXIT_USAGE;
 		}
-	for (int f = 0; f < FAMILY_COUNT && !c.allow_mode_mismatch; f++)
-		if (family_modes_differ(&p[0], c.paths[0], &p[1], c.paths[1], f, why, sizeof(why))) {
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		switch (family_modes_match(&p[0], c.paths[0], &p[1], c.paths[1], f, why,
+					   sizeof(why))) {
+		case MODES_SAME:
+			break;
+		case MODES_SAME_CALLS:
+			pr_warn("%s: " MODE_COST_WHY, why);
+			break;
+		case MODES_DIFFER:
+			if (c.allow_mode_mismatch)
+				break;
 			pr_err("%s: " MODE_MISMATCH_WHY " (--allow-mode-mismatch compares anyway)", why);
 			ret = EXIT_USAGE;
 			goto out;

@@ -106,8 +106,9 @@ static int merge_into(struct profile *m, const char *first, const struct profile
 			      m->fam[f].status == FAMILY_OK ? "recorded" : "not recorded");
 			return EXIT_USAGE;
 		}
+		/* A merged profile has one mode per family, and its latencies one probe cost. */
 		if (!allow_mode_mismatch &&
-		    family_modes_differ(m, first, p, path, f, why, sizeof(why))) {
+		    family_modes_match(m, first, p, path, f, why, sizeof(why)) != MODES_SAME) {
 			pr_err("%s: " MODE_MISMATCH_WHY " (--allow-mode-mismatch merges anyway)", why);
 			return EXIT_USAGE;
 		}

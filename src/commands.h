@@ -73,6 +73,9 @@ int parse_command(const struct argp *argp, int argc, char **argv, void *input);
  * modes (family_modes_differ() says which); --allow-mode-mismatch overrides.
  */
 #define MODE_MISMATCH_WHY "an attach mode changes what a probe sees and costs"
+/* fentry against kprobe (src/profile.h, enum mode_match) */
+#define MODE_COST_WHY "the same functions are hooked, so the counts compare; the latencies " \
+	"do not, each includes its own mode's probe cost"
 
 /*
  * Before any work: whether an output file can go at `path` (NULL and "-",

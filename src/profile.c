@@ -94,17 +94,17 @@ double family_events(const struct profile *p, enum family_id f)
 	return (double)profile_count(p, f, schema[f].events);
 }
 
-bool family_modes_differ(const struct profile *a, const char *a_name,
-			 const struct profile *b, const char *b_name, enum family_id f,
-			 char *why, size_t len)
+enum mode_match family_modes_match(const struct profile *a, const char *a_name,
+				   const struct profile *b, const char *b_name, enum family_id f,
+				   char *why, size_t len)
 {
-	if (a->fam[f].status != FAMILY_OK || b->fam[f].status != FAMILY_OK ||
-	    a->fam[f].mode == b->fam[f].mode)
-		return false;
+	enum attach_mode ma = a->fam[f].mode, mb = b->fam[f].mode;
+
+	if (a->fam[f].status != FAMILY_OK || b->fam[f].status != FAMILY_OK || ma == mb)
+		return MODES_SAME;
 	snprintf(why, len, "the %s family attached with %s in %s but %s in %s",
-		 family_name(f), mode_name(a->fam[f].mode), a_name, mode_name(b->fam[f].mode),
-		 b_name);
-	return true;
+		 family_name(f), mode_name(ma), a_name, mode_name(mb), b_name);
+	return ma == MODE_TRACEPOINT || mb == MODE_TRACEPOINT ? MODES_DIFFER : MODES_SAME_CALLS;
 }
 
 void profile_init(struct profile *p)

@@ -121,14 +121,29 @@ const char *family_state_text(const struct family_result *r);
 const char *family_state_name(const struct family_result *r);
 
 /*
- * The one mode-mismatch policy: family `f` recorded in both profiles but
- * in different attach modes, which changes what its probes see and cost.
- * True with `why` set to "the F family attached with M1 in A but M2 in B"
- * (A and B name the two profiles); the caller says what it does about it.
+ * The one mode-mismatch policy, for family `f` recorded in both profiles.
+ * fentry and kprobe hook the same kernel functions, so they see the same
+ * calls and their counts compare (every pinned kernel counts alike in both,
+ * docs/kernels.md); but a latency is timed around the probes' own work,
+ * which costs more in kprobe mode.  Tracepoint mode hooks other points
+ * (the syscall tracepoints, the slab allocator), so it sees other calls.
+ * The default mode differs between kernels (kprobe where a BPF program
+ * can be preempted), so two kernels' profiles often pair fentry and kprobe.
  */
-bool family_modes_differ(const struct profile *a, const char *a_name,
-			 const struct profile *b, const char *b_name, enum family_id f,
-			 char *why, size_t len);
+enum mode_match {
+	MODES_SAME,
+	MODES_SAME_CALLS, /* fentry against kprobe: counts compare, latencies do not */
+	MODES_DIFFER,     /* tracepoint against a function hook */
+};
+
+/*
+ * How family `f`'s modes in A and B relate; unless MODES_SAME, `why` is
+ * "the F family attached with M1 in A but M2 in B" (A and B name the two
+ * profiles), and the caller says what it does about it.
+ */
+enum mode_match family_modes_match(const struct profile *a, const char *a_name,
+				   const struct profile *b, const char *b_name, enum family_id f,
+				   char *why, size_t len);
 
 /* Add `count` events lost by `what` (a program name, a table) to `r`. */
 void family_add_lost(struct family_result *r, const char *what, uint64_t count);

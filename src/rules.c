@@ -518,10 +518,24 @@ static bool family_gives_no_verdict(const struct rule *r, const struct profile *
 									      : new->fam[f].status));
 		return true;
 	}
-	/* the one mode-mismatch test; gate's answer to it is NO-VERDICT */
-	if (family_modes_differ(base, "the base profile", new, "the new profile", f, res->reason,
-				sizeof(res->reason)))
+	/*
+	 * The one mode-mismatch test; gate's answer to it is NO-VERDICT, but for
+	 * fentry against kprobe only on latencies: the counts compare.
+	 */
+	switch (family_modes_match(base, "the base profile", new, "the new profile", f,
+				   res->reason, sizeof(res->reason))) {
+	case MODES_SAME:
+		break;
+	case MODES_SAME_CALLS:
+		if (!strstr(r->metric, ".latency."))
+			break;
+		snprintf(res->reason + strlen(res->reason), sizeof(res->reason) - strlen(res->reason),
+			 ": each latency includes its own mode's probe cost");
 		return true;
+	case MODES_DIFFER:
+		return true;
+	}
+	res->reason[0] = 0;
 	/* Counts a family could not make in full are no evidence, unless a loss is accepted. */
 	for (int side = 0; side < 2; side++) {
 		const struct profile *p = side ? new : base;

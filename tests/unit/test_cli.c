@@ -360,6 +360,46 @@ static void a_family_in_two_attach_modes_is_refused_unless_allowed(void **state)
 			"tracepoint in the base profile but fentry in the new profile\n");
 }
 
+/*
+ * fentry against kprobe, what two kernels' defaults pair (kprobe where a
+ * BPF program can be preempted): the same functions are hooked, so gate
+ * judges the counts and compare compares them, saying that the latencies
+ * do not compare; gate gives a latency rule no verdict; merge still wants
+ * one mode.
+ */
+static void fentry_against_kprobe_compares_counts_not_latencies(void **state)
+{
+	const char *fe, *kp, *merged, *rules;
+	char msg[2048];
+
+	(void)state;
+	fe = write_profile_as("fentry.json", MODE_FENTRY);
+	kp = write_profile_as("kprobe.json", MODE_KPROBE);
+	merged = tmp_path("merged-fk.json");
+	rules = write_tmp_file("fk.rules", "access.unsafe == 0\n"
+					    "access.avoidable_per_call <= base + 0.01\n"
+					    "access.latency.p99 <= base * 1.5\n");
+
+	assert_int_equal(permscope("compare", fe, kp, NULL), 0);
+	snprintf(msg, sizeof(msg), "Warning: the access family attached with fentry in %s but "
+		 "kprobe in %s: the same functions are hooked, so the counts compare; the "
+		 "latencies do not, each includes its own mode's probe cost\n", fe, kp);
+	assert_string_equal(err_text, msg);
+	assert_contains(out_text, "permscope compare");
+
+	assert_int_equal(permscope("gate", "-b", fe, "-n", kp, "-r", rules, NULL), 3);
+	assert_contains(out_text, "PASS  access.unsafe  ");
+	assert_contains(out_text, "PASS  access.avoidable_per_call  ");
+	assert_contains(out_text, "NO-VERDICT  access.latency.p99  the access family attached "
+			"with fentry in the base profile but kprobe in the new profile: each "
+			"latency includes its own mode's probe cost\n");
+	assert_contains(out_text, "gate: 2 passed, 0 failed, 1 without verdict");
+
+	assert_int_equal(permscope("merge", fe, kp, "-o", merged, NULL), 2);
+	assert_contains(err_text, "the access family attached with fentry in");
+	assert_int_equal(access(merged, F_OK), -1);
+}
+
 static void report_output_file_is_written_whole_and_stdout_stays_empty(void **state)
 {
 	const char *path, *out = tmp_path("report.csv");
@@ -409,6 +449,7 @@ int main(void)
 		cmocka_unit_test(report_of_a_saved_profile_in_each_format),
 		cmocka_unit_test(json_and_format_follow_one_rule_in_every_command),
 		cmocka_unit_test(a_family_in_two_attach_modes_is_refused_unless_allowed),
+		cmocka_unit_test(fentry_against_kprobe_compares_counts_not_latencies),
 		cmocka_unit_test(report_output_file_is_written_whole_and_stdout_stays_empty),
 		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
 		cmocka_unit_test(bad_daemon_options_are_bad_usage),

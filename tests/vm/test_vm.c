@@ -175,7 +175,7 @@ static void check_lookup(int k, bool change, const char *fs)
 		snprintf(name, sizeof(name), "lookup-%s-%s", fs, variants[v]);
 		load(k, name, &p[v]);
 		assert_int_equal(p[v].fam[FAMILY_LOOKUP].status, FAMILY_OK);
-		assert_int_equal(p[v].fam[FAMILY_LOOKUP].mode, MODE_FENTRY);
+		assert_string_equal(mode_name(p[v].fam[FAMILY_LOOKUP].mode), default_mode(k));
 		r[v] = fs_of(&p[v], fs);
 		/* the mount root, the variant's top and d1..d6, once per stat */
 		assert_int_equal(r[v]->s.checks, 8 * n_stat);
