@@ -95,7 +95,7 @@ help:
 	@echo "                into build/vm/kernels/src-KERNEL_SRC, ~20 min cold on 2 cores"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
 	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
-	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid and bookworm (long)"
+	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid, trixie and bookworm, with a per-mode table (long)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 
 # Installs only what is missing; never touches apt sources.
@@ -166,7 +166,7 @@ bench: permscope
 # unrelated stat() (docs/kernels.md, "Probe cost").  Long: not in make test.
 bench-vm: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)
-	PARTS="lookup access exec tax bpftrace" tests/vm/overhead sid bookworm
+	PARTS="lookup access exec tax bpftrace" tests/vm/overhead sid trixie bookworm
 
 vmtest: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)

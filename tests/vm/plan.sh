@@ -212,6 +212,11 @@ load_case() {
 		rec "load-$mode" lookup,access,exec $(mode_opt $mode) -- $W load "${LOAD_SECONDS:-4}" 8 2 \
 			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
 	done
+	# tracepoint mode has no lookup hook: access and exec alone
+	for mode in $(modes_in tracepoint); do
+		rec "load-$mode" access,exec --mode $mode -- $W load "${LOAD_SECONDS:-4}" 8 2 \
+			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
+	done
 	# verify under the same load, in the default mode: a verdict, not 3.
 	for mode in $(modes_in default); do
 		echo "== verify-load-$mode"

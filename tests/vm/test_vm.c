@@ -1549,6 +1549,8 @@ static void check_load(int k, const char *mode)
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		const char *want = taken(k, mode);
 
+		if (f == FAMILY_LOOKUP && !strcmp(mode, "tracepoint"))
+			continue; /* no lookup hook in tracepoint mode: not recorded */
 		if (p.fam[f].status != FAMILY_OK || strcmp(mode_name(p.fam[f].mode), want))
 			fail_msg("%s: the %s family did not record in %s mode", kernels[k],
 				 family_name(f), want);
@@ -1559,7 +1561,7 @@ static void check_load(int k, const char *mode)
 				 family_name(f));
 	}
 	snprintf(label, sizeof(label), "%s %s", kernels[k], mode);
-	load_check_profile(&p, &c, "tmpfs", 8, label);
+	load_check_profile(&p, &c, strcmp(mode, "tracepoint") ? "tmpfs" : NULL, 8, label);
 	profile_free(&p);
 }
 
@@ -1569,6 +1571,7 @@ static void load_of_more_tasks_than_cpus_is_counted_exactly_in_every_mode(void *
 	for (int k = 0; k < KERNELS; k++) {
 		NEED(k);
 		check_load(k, "default");
+		check_load(k, "tracepoint"); /* loses on 7.2, where it must say so */
 		check_load(k, "fentry");
 		check_load(k, "kprobe");
 	}
