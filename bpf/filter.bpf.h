@@ -112,11 +112,9 @@ static __always_inline bool task_wanted(__u64 pid_tgid)
 	return true;
 }
 
-/* sched_process_fork(parent, child): follow new processes of tracked ones. */
-SEC("raw_tp/sched_process_fork")
-int track_fork(struct bpf_raw_tracepoint_args *ctx)
+/* Follow a new process of a tracked one; current is its parent. */
+static __always_inline int follow_fork(struct task_struct *child)
 {
-	struct task_struct *child = (struct task_struct *)ctx->args[1];
 	__u32 parent = bpf_get_current_pid_tgid() >> 32;
 	__u32 pid = BPF_CORE_READ(child, pid);
 	__u8 one = 1;
@@ -128,6 +126,27 @@ int track_fork(struct bpf_raw_tracepoint_args *ctx)
 	    bpf_map_update_elem(&tracked, &pid, &one, BPF_NOEXIST) == -E2BIG_)
 		__sync_fetch_and_add(&tracked_full, 1);
 	return 0;
+}
+
+/* sched_process_fork(parent, child), in fentry and tracepoint mode. */
+SEC("raw_tp/sched_process_fork")
+int track_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	return follow_fork((struct task_struct *)ctx->args[1]);
+}
+
+/*
+ * The same in kprobe mode, on wake_up_new_task(child), which every new
+ * task passes once, in its parent: a kprobe handler runs with preemption
+ * off.  A raw tracepoint program on 7.x can be preempted, and a fork on
+ * its CPU then skips it (seen on sid's 7.2 under the load test: one child
+ * never followed, reported as track_fork's loss), which would make the
+ * exact mode of a preemptible kernel lose what it follows.
+ */
+SEC("kprobe/wake_up_new_task")
+int BPF_KPROBE(track_kprobe_fork, struct task_struct *child)
+{
+	return follow_fork(child);
 }
 
 SEC("tracepoint/sched/sched_process_exit")

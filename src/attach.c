@@ -128,10 +128,16 @@ static bool has_prefix(const char *s, const char *prefix)
 /*
  * Program names carry their mode: fentry_/fexit_, kprobe_/kretprobe_, tp_.
  * Unprefixed programs (syscall tracepoints) run in every mode; track_ ones
- * only when a process filter needs them.
+ * only when a process filter needs them, and the fork follower in kprobe
+ * mode as a kprobe (track_kprobe_fork), elsewhere as a raw tracepoint
+ * (track_fork): bpf/filter.bpf.h says why.
  */
 static bool mode_wanted(const char *name, enum attach_mode m, bool filter_tasks)
 {
+	if (has_prefix(name, "track_kprobe_"))
+		return filter_tasks && m == MODE_KPROBE;
+	if (!strcmp(name, "track_fork"))
+		return filter_tasks && m != MODE_KPROBE;
 	if (has_prefix(name, "fentry_") || has_prefix(name, "fexit_"))
 		return m == MODE_FENTRY;
 	if (has_prefix(name, "kprobe_") || has_prefix(name, "kretprobe_"))

@@ -83,6 +83,11 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	for mode in $(modes_in default fentry kprobe); do
 		four() { echo "$W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & $W stat $N4 $1 & wait"; }
 		rec "four-base-$mode" lookup $(mode_opt $mode) -- /bin/sh -c "$(four "$F")"
+		# four shells forking 400 one-stat workloads each: the fork
+		# follower must add every child, racing the others on two vCPUs
+		forks="i=0; while [ \$i -lt 400 ]; do $W stat 1 $F; i=\$((i + 1)); done"
+		rec "forks-$mode" lookup $(mode_opt $mode) -- /bin/sh -c \
+			"sh -c '$forks' & sh -c '$forks' & sh -c '$forks' & sh -c '$forks' & wait"
 		rec "four-0750-$mode" lookup $(mode_opt $mode) -- /bin/sh -c "$(four "$G")"
 		rec "chdir-$mode" lookup $(mode_opt $mode) -- $W chdir 1000 "$T/base/d1/d2/d3/d4/d5/d6"
 		rec "access-x-$mode" lookup $(mode_opt $mode) -- $W access-x 1000 "$T/base/d1/d2/d3/d4/d5/d6"
