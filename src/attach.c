@@ -469,8 +469,8 @@ int families_mode_order(enum attach_mode order[MODE_COUNT], char *why, size_t le
 /*
  * A mode forced where it can lose events to preemption: say so once.  A
  * trampoline program preempted mid-run makes its CPU skip the program;
- * 7.0 runs tracepoint programs preemptibly too (measured on 7.2:
- * docs/kernels.md).
+ * on 7.x tracepoint programs lose events under load too (measured on 7.2,
+ * exact on 6.1 and 6.12: docs/kernels.md).
  */
 static void warn_forced_mode(enum attach_mode m)
 {
