@@ -51,18 +51,9 @@ static enum preempt_model model_by_word(const char *w, size_t len)
 static bool read_line(const char *root, const char *path, char *buf, size_t size)
 {
 	char full[512];
-	FILE *f;
-	bool ok;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
-	f = fopen(full, "re");
-	if (!f)
-		return false;
-	ok = fgets(buf, size, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
+	return read_first_line(full, buf, size);
 }
 
 /* Is WORD one of the blank-separated words of S? */

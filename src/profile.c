@@ -166,21 +166,6 @@ no_memory:
 	return -ENOMEM;
 }
 
-/* The first line of a one-line file (/proc, /sys) into BUF, "" when unreadable. */
-static void read_first_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	if (fgets(buf, size, f))
-		buf[strcspn(buf, "\n")] = 0;
-	else
-		buf[0] = 0;
-	fclose(f);
-}
-
 void profile_set_host(struct profile *p)
 {
 	struct utsname u;

@@ -108,6 +108,20 @@ int log_open(const char *path)
 #define TRACEFS_MAGIC 0x74726163
 #define TRACEFS_PATH "/sys/kernel/tracing"
 
+bool read_first_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	buf[0] = 0;
+	if (!f)
+		return false;
+	ok = fgets(buf, size, f) != NULL;
+	buf[ok ? strcspn(buf, "\n") : 0] = 0;
+	fclose(f);
+	return ok;
+}
+
 int ensure_tracefs(void)
 {
 	struct statfs st;

@@ -55,6 +55,11 @@ int read_input_file(const char *path, size_t max, char **data, size_t *len, char
 
 /* Mount tracefs at /sys/kernel/tracing when nothing is there yet. */
 int ensure_tracefs(void);
+/*
+ * The first line of a one-line file (/proc, /sys) into BUF, without its
+ * newline: false, with BUF "", when it cannot be read.
+ */
+bool read_first_line(const char *path, char *buf, size_t size);
 
 /*
  * Write a whole file atomically: a new temporary file beside `path`
