@@ -33,6 +33,14 @@ KERNEL_BUILD_PKGS := make gcc bison flex bc libelf-dev libssl-dev dwarves ccache
 CFLAGS    ?= -O2 -g
 PS_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
              -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc $(CFLAGS)
+# Where "Report bugs to" points (src/main.c): the issue tracker of the
+# origin remote when it is on GitHub or GitLab (https, or ssh as git@; an
+# https URL with credentials in it is never matched), else empty and the
+# binary points to README.md's "Reporting bugs".  `make BUG_URL=...` sets it.
+BUG_URL   ?= $(shell git remote get-url origin 2>/dev/null | sed -E 's,\.git/?$$,,' | sed -nE \
+               -e 's,^(https://|ssh://git@|git@)github\.com[:/]([^/@]+/[^/@]+)$$,https://github.com/\2/issues,p' \
+               -e 's,^(https://|ssh://git@|git@)gitlab\.com[:/]([^@]+)$$,https://gitlab.com/\2/-/issues,p')
+PS_CFLAGS += -DPERMSCOPE_BUG_URL='"$(BUG_URL)"'
 LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lm
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
               -Ivmlinux/$(ARCH) -Ibpf

@@ -186,7 +186,7 @@ enum { OPT_FAMILIES = 0x100, OPT_MODE, OPT_CGROUP };
 
 static const struct argp_option record_options[] = {
 	{ "duration", 'd', "SECONDS", 0,
-	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C / SIGTERM)", 0 },
+	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C or SIGTERM)", 0 },
 	{ "families", OPT_FAMILIES, "LIST", 0,
 	  "Comma-separated families to record: " FAMILY_NAMES " (default: all)", 0 },
 	{ "mode", OPT_MODE, "MODE", 0,
@@ -197,8 +197,9 @@ static const struct argp_option record_options[] = {
 	{ "comm", 'c', "NAME", 0, "Count only tasks whose command name is NAME", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "Count only tasks in the cgroup v2 directory PATH or in a cgroup below it.  "
-	  "A service's is the cgroup2 mount followed by what 'systemctl show -p "
-	  "ControlGroup --value UNIT' prints: /sys/fs/cgroup/system.slice/UNIT.  "
+	  "For a service, PATH is the cgroup2 mount followed by the output of "
+	  "'systemctl show -p ControlGroup --value UNIT', e.g. "
+	  "/sys/fs/cgroup/system.slice/UNIT.  "
 	  "With --pid, --comm or a command, a task must match them all", 0 },
 	{ 0 },
 };
@@ -256,6 +257,57 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp record_argp = { record_options, record_parse, 0, 0, 0, 0, 0 };
+
+/*
+ * The same options where -d means something else: report and the daemon
+ * run no CMD, and verify stops after 5 s without one.  Only the help
+ * differs, so the table is not copied; argp frees a text a help filter
+ * returns in place of the one it got.
+ */
+static char *record_help_as(int key, const char *text, const char *duration, bool cmd)
+{
+	static const char with_cmd[] = ", --comm or a command,";
+	const char *at;
+	char *s = NULL;
+
+	if (key == 'd')
+		s = strdup(duration);
+	else if (key == OPT_CGROUP && !cmd && text && (at = strstr(text, with_cmd)) &&
+		 asprintf(&s, "%.*s or --comm,%s", (int)(at - text), text,
+			  at + strlen(with_cmd)) < 0)
+		s = NULL;
+	return s ? s : (char *)text;
+}
+
+static char *report_record_help(int key, const char *text, void *input)
+{
+	(void)input;
+	return record_help_as(key, text, "Record for SECONDS (default: 5)", false);
+}
+
+static char *verify_record_help(int key, const char *text, void *input)
+{
+	(void)input;
+	return record_help_as(key, text, "Stop after SECONDS (default: when CMD exits; "
+			      "without CMD, after 5 s)", true);
+}
+
+static char *daemon_record_help(int key, const char *text, void *input)
+{
+	(void)input;
+	return record_help_as(key, text, "Stop after SECONDS, as SIGTERM would (default: "
+			      "run until SIGTERM or Ctrl-C)", false);
+}
+
+const struct argp report_record_argp = {
+	record_options, record_parse, 0, 0, 0, report_record_help, 0,
+};
+const struct argp verify_record_argp = {
+	record_options, record_parse, 0, 0, 0, verify_record_help, 0,
+};
+const struct argp daemon_record_argp = {
+	record_options, record_parse, 0, 0, 0, daemon_record_help, 0,
+};
 
 /* ---- grouping ----------------------------------------------------------- */
 

@@ -29,7 +29,7 @@ struct bench_cmd {
 };
 
 static const struct argp_option bench_options[] = {
-	{ "procs", 'p', "N", 0, "N worker processes (default 1; cred-bounce: 2 threads)", 0 },
+	{ "procs", 'p', "N", 0, "N worker processes (default: 1; cred-bounce: 2 threads)", 0 },
 	{ "threads", 't', "N", 0, "N worker threads instead of processes", 0 },
 	{ "duration", 'd', "S", 0, "Seconds a measured run lasts (default 1)", 0 },
 	{ "runs", 'r', "R", 0, "Measured runs, or fast/slow pairs with --slow (default 5)", 0 },
@@ -152,7 +152,8 @@ static const struct argp bench_argp = {
 	"  access1      each worker access()es its own file (faccessat cred override)\n"
 	"  access2      all workers access() one file (the same change)\n"
 	"  stat-path    stat() at the end of a deep path (MAY_EXEC lookup)\n"
-	"  exec-path    vfork+exec through a 7-entry PATH vs by absolute path (execve ENOENT)\n"
+	"  exec-path    vfork+exec through a 7-entry PATH vs by absolute path\n"
+	"               (execve ENOENT)\n"
 	"  cred-bounce  one thread opens+closes a file, the others access()/stat()\n"
 	"               another; the readers' ops/s (cred refcount layout)\n"
 	"  all          every one of them\n\n"

@@ -91,7 +91,7 @@ static const struct argp_child daemon_log_children[] = {
 static const struct argp daemon_log_argp = { 0, 0, 0, 0, daemon_log_children, 0, 0 };
 
 static const struct argp_child daemon_children[] = {
-	{ &record_argp, 0, "What to count:", 1 },
+	{ &daemon_record_argp, 0, "What to count:", 1 },
 	{ &daemon_log_argp, 0, "Log:", 2 },
 	{ 0 },
 };
@@ -118,7 +118,8 @@ static const struct argp daemon_argp = {
 	"  permscope daemon --interval 10 --keep 360 --families access,exec\n"
 	"  curl -s localhost:9464/metrics | grep permscope_access_calls_total\n"
 	"  permscope report /var/lib/permscope       the newest running total\n"
-	"  permscope compare DIR/snap-00000001-*.delta.json DIR/snap-00000060-*.delta.json\n",
+	"  permscope compare DIR/snap-00000001-*.delta.json \\\n"
+	"                    DIR/snap-00000060-*.delta.json\n",
 	daemon_children, 0, 0,
 };
 

@@ -154,7 +154,7 @@ static const struct argp gate_argp = {
 	"Examples:\n"
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
-	"  permscope gate -b base.json -n new.json -o gate.json   the text, and the JSON kept\n"
+	"  permscope gate -b base.json -n new.json -o gate.json   (JSON kept in a file)\n"
 	"  permscope gate --print-default-rules > ci.rules\n",
 	gate_children, 0, 0,
 };

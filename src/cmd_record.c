@@ -16,7 +16,7 @@ struct record_cmd {
 };
 
 static const struct argp_option record_cmd_options[] = {
-	{ "output", 'o', "FILE", 0, "Write the profile to FILE (default: permscope.json)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the profile to FILE, permscope.json by default", 0 },
 	{ 0 },
 };
 
@@ -53,8 +53,9 @@ static const struct argp record_cmd_argp = {
 	"Attach the probe families (" FAMILY_NAMES "), then run CMD and its "
 	"children (or watch the whole machine for --duration seconds, or until "
 	"Ctrl-C), and write what they counted to a profile.\v"
-	"Each family attaches in the first mode that works here (" MODE_NAMES ", in "
-	"that order) and the profile says which; a family that cannot attach is "
+	"Each family attaches in the first mode of " MODE_NAMES " that works here, "
+	"in the order this kernel calls for ('permscope check' says which), and the "
+	"profile says which it took; a family that cannot attach is "
 	"listed as unavailable with the reason, and the others still record.\n\n"
 	"Examples:\n"
 	"  permscope record -d 10                 the whole machine for 10 s\n"

@@ -50,7 +50,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child report_children[] = {
-	{ &record_argp, 0, "Without FILE, what to record first:", 1 },
+	{ &report_record_argp, 0, "Without FILE, what to record first:", 1 },
 	{ &recording_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };
@@ -72,8 +72,8 @@ static char *report_help(int key, const char *text, void *input)
 
 static const struct argp report_argp = {
 	report_options, report_parse, "[FILE]",
-	"Print the per-filesystem skip report of a profile FILE written by "
-	"'permscope record'.  Without FILE, record this machine for 5 seconds first.\v"
+	"Print the per-filesystem skip report of FILE, a profile that 'permscope "
+	"record' wrote.  Without FILE, record this machine for 5 seconds first.\v"
 	"Sections: MAY_EXEC directory checks per filesystem (did skip: the lookup "
 	"fast path took it; would skip: the directory is eligible; the main reason "
 	"when it is not), the access and exec outcome tables and latency histograms "

@@ -25,7 +25,7 @@ struct verify_cmd {
 static const struct argp_option verify_cmd_options[] = {
 	{ "output", 'o', "FILE", 0,
 	  "Also write the verdict as JSON to FILE (atomically), whatever --format "
-	  "prints: the text for a person, the file for a script", 2 },
+	  "prints: the text for a person, the file for a script", 0 },
 	{ 0 },
 };
 
@@ -53,7 +53,7 @@ static error_t verify_cmd_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child verify_cmd_children[] = {
-	{ &record_argp, 0, "What to record:", 1 },
+	{ &verify_record_argp, 0, "What to record:", 1 },
 	{ &recording_output_argp, 0, "Output:", 2 },
 	{ 0 },
 };

@@ -43,6 +43,13 @@ extern const struct argp output_argp;
  * and report; input: struct record_opts *.
  */
 extern const struct argp record_argp;
+/*
+ * The same, with -d (and --cgroup) described for report (which records 5 s
+ * when given no FILE), verify (5 s without CMD) and the daemon (no CMD).
+ */
+extern const struct argp report_record_argp;
+extern const struct argp verify_record_argp;
+extern const struct argp daemon_record_argp;
 
 /*
  * Option arguments that name families and modes, for the argp parsers of

@@ -13,7 +13,19 @@
 #include "util.h"
 
 const char *argp_program_version = "permscope " PERMSCOPE_VERSION;
-const char *argp_program_bug_address = "the permscope issue tracker";
+/*
+ * The Makefile's BUG_URL: the issue tracker of the repository this was
+ * built from, when its origin is on GitHub or GitLab; empty otherwise (a
+ * tarball, another host), and then the README says where.  No address is
+ * made up here: a wrong one would lose the report.
+ */
+#ifndef PERMSCOPE_BUG_URL
+#define PERMSCOPE_BUG_URL ""
+#endif
+#define BUG_ADDRESS (PERMSCOPE_BUG_URL[0] ? PERMSCOPE_BUG_URL : \
+	"where README.md's\n'Reporting bugs' says (/usr/share/doc/permscope/README.md)")
+
+const char *argp_program_bug_address = BUG_ADDRESS;
 
 static const struct command {
 	const char *name;
@@ -41,13 +53,14 @@ static void usage(FILE *out)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out,
 		"\nExamples:\n"
-		"  permscope report                      record 5 s of this machine, print the report\n"
-		"  permscope record -o p.json -- make -j2  record a command and its children\n"
-		"  permscope report p.json --format json   the report of a saved profile, as JSON\n"
-		"\n'permscope COMMAND --help' explains a command.  Exit status: 0 success,\n"
-		"1 the job failed, 2 bad usage or bad input; gate adds 3 (a rule had no\n"
-		"verdict) and 4 (its environment failed: out of memory, an unwritable file);\n"
-		"verify exits 1 when an invariant broke, 3 when it could not judge.\n");
+		"  permscope report                         record 5 s of this machine, report\n"
+		"  permscope record -o p.json -- make -j2   record a command and its children\n"
+		"  permscope report p.json --format json    a saved profile's report as JSON\n"
+		"\n'permscope COMMAND --help' explains a command; 'man permscope' is the manual.\n"
+		"Exit status: 0 success, 1 the job failed, 2 bad usage or bad input; gate\n"
+		"adds 3 (a rule had no verdict) and 4 (its environment failed: out of\n"
+		"memory, an unwritable file); verify exits 1 when an invariant broke, 3 when\n"
+		"it could not judge.\n\nReport bugs to %s.\n", BUG_ADDRESS);
 }
 
 int main(int argc, char **argv)
