@@ -31,8 +31,8 @@ struct bench_cmd {
 static const struct argp_option bench_options[] = {
 	{ "procs", 'p', "N", 0, "N worker processes (default: 1; cred-bounce: 2 threads)", 0 },
 	{ "threads", 't', "N", 0, "N worker threads instead of processes", 0 },
-	{ "duration", 'd', "S", 0, "Seconds a measured run lasts (default 1)", 0 },
-	{ "runs", 'r', "R", 0, "Measured runs, or fast/slow pairs with --slow (default 5)", 0 },
+	{ "duration", 'd', "S", 0, "Seconds a measured run lasts (default: 1)", 0 },
+	{ "runs", 'r', "R", 0, "Measured runs, or fast/slow pairs with --slow (default: 5)", 0 },
 	{ "slow", OPT_SLOW, 0, 0, "Also measure with the fast path defeated, interleaved, and "
 	  "print what the fast path is worth (access1, access2, stat-path)", 0 },
 	{ "overhead", OPT_OVERHEAD, 0, 0, "Measure the probes' own cost instead: each run paired "

@@ -12,7 +12,9 @@
  *   run_capture_in() reads stdin from a file instead;
  * - assert_contains() and assert_not_contains(), which print both strings;
  * - assert_golden(): golden files, with the one update rule
- *   PERMSCOPE_UPDATE_GOLDEN=1.
+ *   PERMSCOPE_UPDATE_GOLDEN=1;
+ * - source_dir(), find_program() in $PATH, and help_options(), the options
+ *   a --help lists.
  *
  * Everything is static inline, so a test program compiles only what it uses.
  */
@@ -432,6 +434,92 @@ static inline void testutil_golden(const char *name, const char *text, size_t le
  * that differs and the `diff -u` to run against what was produced.
  */
 #define assert_golden(name, text, len) testutil_golden((name), (text), (len), __FILE__, __LINE__)
+
+/* ---- the source tree, programs, --help (man pages, completion) ----------- */
+
+/* The top of the source tree: three levels above testdata_dir(). */
+static inline const char *source_dir(void)
+{
+	static char dir[PATH_MAX];
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/../../..", testdata_dir());
+	if (!realpath(path, dir))
+		fail_msg("no source tree at %s: %s", path, strerror(errno));
+	return dir;
+}
+
+/* The path of program NAME found in $PATH, or NULL (a test then skips). */
+static inline const char *find_program(const char *name)
+{
+	static char found[PATH_MAX];
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+
+	dirs = strdup(path && *path ? path : "/usr/bin:/bin");
+	assert_non_null(dirs);
+	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(found, sizeof(found), "%s/%s", dir, name);
+		if (!access(found, X_OK)) {
+			free(dirs);
+			return found;
+		}
+	}
+	free(dirs);
+	return NULL;
+}
+
+/* One option of a --help: "--output" or "-o", and "FILE" ("" when it takes none). */
+struct help_option {
+	char name[48];
+	char arg[32];
+};
+
+/*
+ * The options argp lists in HELP (a command's --help): each line that starts
+ * with "  -x, --long=ARG" or "      --long=ARG", up to --version, argp's
+ * last.  Fills OUT (up to MAX) and returns how many.
+ */
+static inline int help_options(const char *help, struct help_option *out, int max)
+{
+	int n = 0;
+
+	for (const char *line = help; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *p = line, *end;
+		char arg[32] = "";
+		bool last = false;
+
+		if (!strncmp(p, "  -", 3) && p[3] != '-' && p[3] != ' ')
+			p += 2;
+		else if (!strncmp(p, "      --", 8) && p[8] != ' ')
+			p += 6;
+		else
+			continue;
+		end = strstr(p, "  ");
+		if (!end || (strchr(p, '\n') && strchr(p, '\n') < end))
+			end = strchr(p, '\n') ? strchr(p, '\n') : p + strlen(p);
+		/* "-o, --output=FILE": the argument goes with each of the names */
+		for (const char *q = p; q < end; q++)
+			if (*q == '=') {
+				snprintf(arg, sizeof(arg), "%.*s", (int)(end - q - 1), q + 1);
+				end = q;
+				break;
+			}
+		while (p < end) {
+			const char *comma = memchr(p, ',', end - p), *stop = comma ? comma : end;
+
+			assert_true(n < max);
+			snprintf(out[n].name, sizeof(out[n].name), "%.*s", (int)(stop - p), p);
+			snprintf(out[n].arg, sizeof(out[n].arg), "%s", arg);
+			last |= !strcmp(out[n].name, "--version");
+			n++;
+			p = comma ? comma + 2 : end;
+		}
+		if (last)
+			break;
+	}
+	return n;
+}
 
 /* ---- live tests ---------------------------------------------------------- */
 
