@@ -13,8 +13,8 @@
  * - assert_contains() and assert_not_contains(), which print both strings;
  * - assert_golden(): golden files, with the one update rule
  *   PERMSCOPE_UPDATE_GOLDEN=1;
- * - source_dir(), find_program() in $PATH, and help_options(), the options
- *   a --help lists.
+ * - source_dir(), find_program() in $PATH, permscope_commands() and
+ *   help_options(): the commands and a command's options, from --help.
  *
  * Everything is static inline, so a test program compiles only what it uses.
  */
@@ -467,6 +467,24 @@ static inline const char *find_program(const char *name)
 	}
 	free(dirs);
 	return NULL;
+}
+
+/* The commands `permscope --help` lists under "Commands:", into NAMES; how many. */
+static inline int permscope_commands(char names[][16], int max)
+{
+	const char *p;
+	int n = 0;
+
+	assert_int_equal(permscope("--help", NULL), 0);
+	p = strstr(out_text, "\nCommands:\n");
+	assert_non_null(p);
+	for (p += strlen("\nCommands:\n"); !strncmp(p, "  ", 2) && p[2] != ' '; p = strchr(p, '\n') + 1) {
+		assert_true(n < max);
+		assert_int_equal(sscanf(p + 2, "%15s", names[n]), 1);
+		n++;
+	}
+	assert_true(n > 0);
+	return n;
 }
 
 /* One option of a --help: "--output" or "-o", and "FILE" ("" when it takes none). */

@@ -36,24 +36,6 @@ static void no_problems(const char *what)
 		fail_msg("%d problem(s) with %s (above)", problems, what);
 }
 
-/* The commands `permscope --help` lists under "Commands:". */
-static int commands(char names[][16], int max)
-{
-	const char *p;
-	int n = 0;
-
-	assert_int_equal(permscope("--help", NULL), 0);
-	p = strstr(out_text, "\nCommands:\n");
-	assert_non_null(p);
-	for (p += strlen("\nCommands:\n"); !strncmp(p, "  ", 2) && p[2] != ' '; p = strchr(p, '\n') + 1) {
-		assert_true(n < max);
-		assert_int_equal(sscanf(p + 2, "%15s", names[n]), 1);
-		n++;
-	}
-	assert_true(n > 0);
-	return n;
-}
-
 static char *page_path(const char *page)
 {
 	static char path[PATH_MAX + 340];
@@ -196,7 +178,7 @@ static const struct help_option *find_option(const struct help_option *opts, int
 static void every_command_has_a_page_and_every_page_a_command(void **state)
 {
 	char cmds[MAX_COMMANDS][16], name[320], path[PATH_MAX + 16];
-	int n = commands(cmds, MAX_COMMANDS);
+	int n = permscope_commands(cmds, MAX_COMMANDS);
 	struct dirent *e;
 	DIR *dir;
 
@@ -232,7 +214,7 @@ static void every_command_has_a_page_and_every_page_a_command(void **state)
 static void every_page_has_the_sections_a_reader_looks_for(void **state)
 {
 	char cmds[MAX_COMMANDS + 1][16], page[320], th[320], name[320];
-	int n = commands(cmds, MAX_COMMANDS);
+	int n = permscope_commands(cmds, MAX_COMMANDS);
 
 	(void)state;
 	problems = 0;
@@ -269,7 +251,7 @@ static void every_page_has_the_sections_a_reader_looks_for(void **state)
 static void each_page_documents_exactly_the_options_of_its_help(void **state)
 {
 	char cmds[MAX_COMMANDS][16], page[320];
-	int n = commands(cmds, MAX_COMMANDS);
+	int n = permscope_commands(cmds, MAX_COMMANDS);
 
 	(void)state;
 	problems = 0;
@@ -312,7 +294,7 @@ static void each_page_documents_exactly_the_options_of_its_help(void **state)
 static void groff_finds_nothing_to_warn_of_in_any_page(void **state)
 {
 	char cmds[MAX_COMMANDS + 1][16], page[320], *groff;
-	int n = commands(cmds, MAX_COMMANDS);
+	int n = permscope_commands(cmds, MAX_COMMANDS);
 	const char *found = find_program("groff");
 
 	(void)state;
@@ -392,7 +374,7 @@ static void check_help_lines(const char *what, const char *help)
 static void no_help_line_is_over_80_columns_or_breaks_a_quote(void **state)
 {
 	char cmds[MAX_COMMANDS][16], what[320];
-	int n = commands(cmds, MAX_COMMANDS);
+	int n = permscope_commands(cmds, MAX_COMMANDS);
 
 	(void)state;
 	problems = 0;
@@ -429,7 +411,7 @@ static void the_quote_check_tells_a_broken_quote_from_an_apostrophe(void **state
 static void every_help_says_where_to_report_bugs(void **state)
 {
 	char cmds[MAX_COMMANDS][16];
-	int n = commands(cmds, MAX_COMMANDS);
+	int n = permscope_commands(cmds, MAX_COMMANDS);
 
 	(void)state;
 	assert_int_equal(permscope("--help", NULL), 0);
