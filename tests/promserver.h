@@ -10,6 +10,7 @@
  *   /-/ready answers 200.  -1 with the reason when it cannot: no
  *   /usr/bin/prometheus (the caller skips), or the server did not come up
  *   (its log is printed);
+ * - promtool_bin(): $PROMTOOL, else promtool on $PATH, else NULL;
  * - promserver_query(): `promtool query instant -o json URL EXPR`, its
  *   stdout (the result vector as JSON, "[]" when empty);
  * - promserver_wait_data(): the same, polled until the result is not empty;
@@ -40,7 +41,6 @@
 #include "testutil.h"
 
 #define PROMSERVER_BIN "/usr/bin/prometheus"
-#define PROMTOOL_BIN "/usr/bin/promtool"
 
 struct promserver {
 	pid_t pid;           /* the server; 0 once stopped */
@@ -49,6 +49,22 @@ struct promserver {
 	char url[64];        /* http://127.0.0.1:PORT */
 	bool keep;           /* set by a failing test: stop() keeps dir and log */
 };
+
+/* $PROMTOOL, else promtool on $PATH; NULL when there is none. */
+static inline const char *promtool_bin(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("PROMTOOL"), *dirs = getenv("PATH");
+
+	if (env && *env)
+		return access(env, X_OK) == 0 ? env : NULL;
+	for (const char *d = dirs ? dirs : "/usr/bin:/bin"; *d; d += strcspn(d, ":"), d += *d == ':') {
+		snprintf(path, sizeof(path), "%.*s/promtool", (int)strcspn(d, ":"), d);
+		if (access(path, X_OK) == 0)
+			return path;
+	}
+	return NULL;
+}
 
 static inline double promserver_now(void)
 {
@@ -221,9 +237,15 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
  */
 static inline char *promserver_query(const struct promserver *ps, const char *promql)
 {
-	char *argv[] = { PROMTOOL_BIN, "query", "instant", "-o", "json", (char *)ps->url,
-			 (char *)promql, NULL };
-	int status = run_capture(argv);
+	char *argv[] = { (char *)promtool_bin(), "query", "instant", "-o", "json",
+			 (char *)ps->url, (char *)promql, NULL };
+	int status;
+
+	if (!argv[0]) {
+		print_message("promtool not found (Debian package prometheus; or set PROMTOOL)\n");
+		return NULL;
+	}
+	status = run_capture(argv);
 
 	if (status != 0) {
 		print_message("promtool query instant %s '%s': exit %d\n%s", ps->url, promql,
