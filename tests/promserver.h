@@ -125,6 +125,17 @@ static inline int promserver_http_status(int port, const char *path)
 	return status;
 }
 
+/* The reason for a failed start, cut to LEN (a path may be long). */
+static inline void __attribute__((format(printf, 3, 4)))
+promserver_why(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
 /* Prints the server's log (prometheus.log in its directory), for a failure. */
 static inline void promserver_print_log(const struct promserver *ps)
 {
@@ -164,13 +175,13 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 	memset(ps, 0, sizeof(*ps));
 	why[0] = 0;
 	if (access(PROMSERVER_BIN, X_OK)) {
-		snprintf(why, whylen, "no %s (Debian package prometheus)", PROMSERVER_BIN);
+		promserver_why(why, whylen, "no %s (Debian package prometheus)", PROMSERVER_BIN);
 		return -1;
 	}
 	snprintf(ps->dir, sizeof(ps->dir), "%s/permscope-prometheus.XXXXXX",
 		 base && *base ? base : "/tmp");
 	if (!mkdtemp(ps->dir)) {
-		snprintf(why, whylen, "cannot make %s: %s", ps->dir, strerror(errno));
+		promserver_why(why, whylen, "cannot make %s: %s", ps->dir, strerror(errno));
 		ps->dir[0] = 0;
 		return -1;
 	}
@@ -179,13 +190,13 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 	snprintf(log, sizeof(log), "%s/prometheus.log", ps->dir);
 	f = fopen(conf, "w");
 	if (!f) {
-		snprintf(why, whylen, "cannot write %s: %s", conf, strerror(errno));
+		promserver_why(why, whylen, "cannot write %s: %s", conf, strerror(errno));
 		return -1;
 	}
 	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
 		   "  evaluation_interval: 1s\n%s", yaml ? yaml : "");
 	if (fclose(f)) {
-		snprintf(why, whylen, "cannot write %s: %s", conf, strerror(errno));
+		promserver_why(why, whylen, "cannot write %s: %s", conf, strerror(errno));
 		return -1;
 	}
 	snprintf(conf_arg, sizeof(conf_arg), "--config.file=%s", conf);
@@ -212,7 +223,7 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 			kill(ps->pid, SIGKILL);
 			waitpid(ps->pid, NULL, 0);
 			ps->pid = 0;
-			snprintf(why, whylen, "prometheus not ready within 60 s (log in %s)", log);
+			promserver_why(why, whylen, "prometheus not ready within 60 s (log in %s)", log);
 			promserver_print_log(ps);
 			return -1;
 		}
@@ -225,7 +236,7 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 				break;
 		}
 	}
-	snprintf(why, whylen, "prometheus exited at start (log in %s)", log);
+	promserver_why(why, whylen, "prometheus exited at start (log in %s)", log);
 	promserver_print_log(ps);
 	return -1;
 }
