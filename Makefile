@@ -68,7 +68,8 @@ LIB_OBJS  := $(filter-out $(CMD_OBJS),$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c tests/badinput/test_*.c)
 UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
-             $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload
+             $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload \
+             $(OUT)/tests/test_live_dashboard
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls permscope $(OUT)/tests/workload
