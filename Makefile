@@ -97,6 +97,7 @@ help:
 	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
 	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid, trixie and bookworm, with a per-mode table (long)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
+	@echo "make install    binary, man pages, completion, unit, /etc/default, docs (PREFIX, DESTDIR)"
 
 # Installs only what is missing; never touches apt sources.
 install_missing = @missing=$$(for p in $(1); do \
@@ -346,6 +347,68 @@ $(FUZZ_OUT):
 	@mkdir -p $@
 
 -include $(wildcard $(ASAN_OUT)/tests/.*.d)
+
+# ---- Installing: make install (README, "Installing") ----------------------
+#
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man pages
+# (docs/man/*.8), the bash completion, the systemd unit with the binary's
+# path rewritten, /etc/default/permscope (never overwritten: it is the
+# admin's), the docs and example files.  Nothing else on the system is
+# touched: no daemon-reload, no enabling.  The unit and the defaults file go
+# where systemd and the unit look for them whatever PREFIX is: /etc/default
+# always (the unit's EnvironmentFile=), /lib/systemd/system for PREFIX=/usr
+# (Debian 12 keeps units there), PREFIX/lib/systemd/system otherwise
+# (/usr/local/lib/systemd/system is on systemd's search path).
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/permscope
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR  ?= /etc
+UNITDIR     ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+MAN8        := $(wildcard docs/man/*.8)
+COMPLETION  := $(wildcard contrib/bash-completion/permscope)
+# Docs keep the tree's layout (README.md beside docs/) so that the README's
+# links to docs/NAME.md still lead somewhere.
+DOCS        := $(wildcard docs/*.md)
+# contrib/examples/* go into examples/; contrib/prometheus/ (rules and their
+# promtool tests) and contrib/grafana/ (the dashboard) keep their names and
+# layout under it.
+EXAMPLES    := $(wildcard contrib/examples/*)
+EXAMPLE_TREES := $(shell find contrib/prometheus contrib/grafana -type f 2>/dev/null | sort)
+
+.PHONY: install uninstall
+
+install: permscope
+	install -D -m 0755 permscope $(DESTDIR)$(BINDIR)/permscope
+	$(if $(MAN8),install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 $(MAN8))
+	$(if $(COMPLETION),install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/permscope)
+	install -d -m 0755 $(DESTDIR)$(UNITDIR)
+	sed -e 's|/usr/bin/permscope|$(BINDIR)/permscope|g' \
+	    -e 's|/etc/default/permscope|$(SYSCONFDIR)/default/permscope|g' \
+	    -e 's|/usr/share/doc/permscope|$(DOCDIR)|g' \
+		contrib/permscope.service > $(DESTDIR)$(UNITDIR)/permscope.service.tmp
+	chmod 0644 $(DESTDIR)$(UNITDIR)/permscope.service.tmp
+	mv $(DESTDIR)$(UNITDIR)/permscope.service.tmp $(DESTDIR)$(UNITDIR)/permscope.service
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/default/permscope ]; then \
+		echo "kept $(DESTDIR)$(SYSCONFDIR)/default/permscope (contrib/permscope.default is the new one)"; \
+	else echo "install -D -m 0644 contrib/permscope.default $(DESTDIR)$(SYSCONFDIR)/default/permscope"; \
+		install -D -m 0644 contrib/permscope.default $(DESTDIR)$(SYSCONFDIR)/default/permscope; fi
+	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/docs $(DOCS)
+	$(if $(EXAMPLES),install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/examples $(EXAMPLES))
+	@for f in $(EXAMPLE_TREES); do echo "install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/examples/$${f#contrib/}"; \
+		install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/examples/$${f#contrib/} || exit 1; done
+
+# Removes what install wrote, and the defaults file only when it is still
+# the one shipped (an edited one is the admin's and stays).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/permscope $(DESTDIR)$(UNITDIR)/permscope.service \
+		$(DESTDIR)$(BASHCOMPDIR)/permscope $(MAN8:docs/man/%=$(DESTDIR)$(MANDIR)/man8/%)
+	rm -rf $(DESTDIR)$(DOCDIR)
+	@f=$(DESTDIR)$(SYSCONFDIR)/default/permscope; if [ -e $$f ]; then \
+		if cmp -s contrib/permscope.default $$f; then echo "rm -f $$f"; rm -f $$f; \
+		else echo "kept $$f: it was edited"; fi; fi
 
 clean:
 	rm -rf $(OUT) permscope
