@@ -21,12 +21,17 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               prometheus \
               kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace \
-              libclang-rt-14-dev
+              libclang-rt-14-dev man-db
 # What tests/vm/build-kernel needs to build the VM's kernel from Debian's
 # source: kbuild's tools (bison, flex, bc; libelf for objtool and
 # resolve_btfids, libssl for the certificate tools), pahole (dwarves) for
 # BTF, ccache, xz and patch.  Not in test-deps: `make kernel-src` installs them.
 KERNEL_BUILD_PKGS := make gcc bison flex bc libelf-dev libssl-dev dwarves ccache xz-utils patch
+# What `make deb` needs besides BUILD_PKGS (debian/control's Build-Depends
+# are those): debhelper's dh, dpkg-buildpackage, lintian to check the
+# package, git to export the tree.  No fakeroot: debian/control says
+# Rules-Requires-Root: no, and dpkg-deb makes the files root's itself.
+PKG_PKGS := debhelper dpkg-dev lintian git
 
 # CFLAGS is the user's (optimisation, debug info); the flags the code needs
 # are kept apart in PS_CFLAGS so that `make CFLAGS=-O0` cannot drop them.
@@ -60,7 +65,8 @@ LIB_OBJS  := $(filter-out $(CMD_OBJS),$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c tests/badinput/test_*.c)
 UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
-             $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload
+             $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload \
+             $(OUT)/tests/test_live_package
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls permscope $(OUT)/tests/workload
@@ -98,6 +104,7 @@ help:
 	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid, trixie and bookworm, with a per-mode table (long)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 	@echo "make install    binary, man pages, completion, unit, /etc/default, docs (PREFIX, DESTDIR)"
+	@echo "make deb        the Debian package build/permscope_VERSION_ARCH.deb, lintian-checked"
 
 # Installs only what is missing; never touches apt sources.
 install_missing = @missing=$$(for p in $(1); do \
@@ -112,7 +119,7 @@ deps:
 	$(call install_missing,$(BUILD_PKGS))
 
 test-deps:
-	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS))
+	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS) $(PKG_PKGS))
 
 kernel-deps:
 	$(call install_missing,$(KERNEL_BUILD_PKGS))
@@ -348,7 +355,7 @@ $(FUZZ_OUT):
 
 -include $(wildcard $(ASAN_OUT)/tests/.*.d)
 
-# ---- Installing: make install (README, "Installing") ----------------------
+# ---- Installing: make install, make deb (README, "Installing") -----------
 #
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man pages
 # (docs/man/*.8), the bash completion, the systemd unit with the binary's
@@ -377,7 +384,7 @@ DOCS        := $(wildcard docs/*.md)
 EXAMPLES    := $(wildcard contrib/examples/*)
 EXAMPLE_TREES := $(shell find contrib/prometheus contrib/grafana -type f 2>/dev/null | sort)
 
-.PHONY: install uninstall
+.PHONY: install uninstall deb
 
 install: permscope
 	install -D -m 0755 permscope $(DESTDIR)$(BINDIR)/permscope
@@ -409,6 +416,39 @@ uninstall:
 	@f=$(DESTDIR)$(SYSCONFDIR)/default/permscope; if [ -e $$f ]; then \
 		if cmp -s contrib/permscope.default $$f; then echo "rm -f $$f"; rm -f $$f; \
 		else echo "kept $$f: it was edited"; fi; fi
+
+# make deb: the Debian package of this tree (debian/; README, "Installing"),
+# as OUT/permscope_VERSION_ARCH.deb, then lintian on it (errors fail).  It is
+# built in OUT/deb/src, so that neither the tree's own build/ nor
+# dh_auto_clean's `make clean` meets the checkout: a clone of this commit
+# (--shared: no objects copied) with the work tree's files over it (the ones
+# git tracks, and new ones it does not ignore, as they are now), so that
+# git describe there says what it says here, -dirty included, and the
+# package's binary names its commit.  Without git: the tree minus OUT and
+# build/.  OUT and MAKEFLAGS stay out of the package build: there, build/
+# is the export's own.
+DEB_ARCH  = $(shell dpkg --print-architecture)
+DEB_FILE  = $(OUT)/permscope_$(VERSION)_$(DEB_ARCH).deb
+deb:
+	$(call install_missing,$(BUILD_PKGS) $(PKG_PKGS))
+	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version); [ "$$v" = "$(VERSION)" ] || \
+		{ echo "Error: debian/changelog is at $$v, the Makefile at $(VERSION): add an entry" \
+			"(dch -v $(VERSION))" >&2; exit 1; }
+	rm -rf $(OUT)/deb && mkdir -p $(OUT)/deb
+	@if git rev-parse --verify -q HEAD >/dev/null 2>&1; then \
+		git clone -q --shared --no-checkout . $(OUT)/deb/src && \
+		git ls-files -z --cached --others --exclude-standard | \
+			tar --null -T - --ignore-failed-read -cf - 2>/dev/null | \
+			tar -C $(OUT)/deb/src -xf - && \
+		git -C $(OUT)/deb/src reset -q; \
+	else mkdir $(OUT)/deb/src && \
+		tar --exclude=./$(OUT) --exclude=./build --exclude=./permscope -cf - . | \
+			tar -C $(OUT)/deb/src -xf -; fi
+	cd $(OUT)/deb/src && env -u OUT -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
+		dpkg-buildpackage -b -us -uc -Jauto
+	mv $(OUT)/deb/permscope_$(VERSION)_$(DEB_ARCH).deb $(DEB_FILE)
+	@ls -l $(DEB_FILE)
+	lintian --fail-on error $(DEB_FILE)
 
 clean:
 	rm -rf $(OUT) permscope
