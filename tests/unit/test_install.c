@@ -106,7 +106,8 @@ static char *list_text(struct list *l)
 	size_t len = 1;
 	char *text;
 
-	qsort(l->v, l->n, sizeof(*l->v), cmp_str);
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_str);
 	for (size_t i = 0; i < l->n; i++)
 		len += strlen(l->v[i]) + 1;
 	text = calloc(1, len);
