@@ -426,11 +426,21 @@ uninstall:
 # git describe there says what it says here, -dirty included, and the
 # package's binary names its commit.  Without git: the tree minus OUT and
 # build/.  OUT and MAKEFLAGS stay out of the package build: there, build/
-# is the export's own.
+# is the export's own.  Build-Depends missing here are installed as
+# dpkg-checkbuilddeps names them (test_install holds BUILD_PKGS to them).
 DEB_ARCH  = $(shell dpkg --print-architecture)
 DEB_FILE  = $(OUT)/permscope_$(VERSION)_$(DEB_ARCH).deb
 deb:
 	$(call install_missing,$(BUILD_PKGS) $(PKG_PKGS))
+	@missing=$$(dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p' | \
+		sed -E 's/ *\([^)]*\)//g'); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "Error: missing build dependencies:" $$missing \
+			"(run 'make deb' as root, or apt-get install them)" >&2; exit 1; fi; \
+		echo "Installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends $$missing >/dev/null; \
+	fi
 	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version); [ "$$v" = "$(VERSION)" ] || \
 		{ echo "Error: debian/changelog is at $$v, the Makefile at $(VERSION): add an entry" \
 			"(dch -v $(VERSION))" >&2; exit 1; }

@@ -444,6 +444,76 @@ static void the_example_rules_parse_and_judge(void **state)
 	assert_contains(out_text, " 0 failed, ");
 }
 
+/*
+ * The words of a list that runs from the line starting with KEY in TEXT
+ * over its continuation lines: for a Makefile (KEY "BUILD_PKGS :=", lines
+ * ending in a backslash) or a control file (KEY "Build-Depends:", lines
+ * starting with a blank; each entry's version constraint dropped).
+ */
+static char *list_after(const char *text, const char *key, bool control)
+{
+	const char *p = strstr(text, key);
+	struct list l = { 0 };
+
+	if (!p)
+		fail_msg("no '%s' found", key);
+	p += strlen(key);
+	for (;;) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len), *save = NULL;
+
+		assert_non_null(line);
+		for (char *w = strtok_r(line, control ? "," : " \t\\", &save); w;
+		     w = strtok_r(NULL, control ? "," : " \t\\", &save)) {
+			w += strspn(w, " \t");
+			w[strcspn(w, " \t(")] = 0;
+			if (*w)
+				list_add(&l, "%s", w);
+		}
+		free(line);
+		if (!p[len])
+			break;
+		if (control ? (p[len + 1] != ' ' && p[len + 1] != '\t')
+			    : (len == 0 || p[len - 1] != '\\'))
+			break;
+		p += len + 1;
+	}
+	return list_text(&l);
+}
+
+/*
+ * debian/control's Build-Depends name every package of the Makefile's
+ * BUILD_PKGS (less make and gcc, which build-essential brings): a library
+ * the build starts to need goes into both, or the package build fails on a
+ * clean machine.  (make deb installs the Build-Depends it lacks.)
+ */
+static void the_package_build_depends_on_the_makefiles_build_packages(void **state)
+{
+	char *makefile, *control, *build, *depends;
+
+	(void)state;
+	skip_unless_tree();
+	makefile = slurp(in_tree("Makefile"), NULL);
+	control = slurp(in_tree("debian/control"), NULL);
+	assert_non_null(makefile);
+	assert_non_null(control);
+	build = list_after(makefile, "\nBUILD_PKGS :=", false);
+	depends = list_after(control, "\nBuild-Depends:", true);
+	for (const char *p = build; *p; p = strchr(p, '\n') + 1) {
+		size_t len = strcspn(p, "\n");
+
+		if ((len == 4 && !strncmp(p, "make", 4)) || (len == 3 && !strncmp(p, "gcc", 3)))
+			continue;
+		if (!has_line(depends, p, len))
+			fail_msg("BUILD_PKGS names %.*s, debian/control's Build-Depends do not:\n%s",
+				 (int)len, p, depends);
+	}
+	free(build);
+	free(depends);
+	free(makefile);
+	free(control);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +523,7 @@ int main(void)
 		cmocka_unit_test(uninstall_removes_an_unedited_install_whole),
 		cmocka_unit_test(the_defaults_file_names_only_options_the_daemon_has),
 		cmocka_unit_test(the_example_rules_parse_and_judge),
+		cmocka_unit_test(the_package_build_depends_on_the_makefiles_build_packages),
 	};
 
 	return cmocka_run_group_tests_name("install", tests, setup, tmpdir_teardown);
