@@ -17,9 +17,9 @@ LLVM_STRIP ?= llvm-strip
 # Debian packages (see README, "Dependencies"): what building and running
 # needs, and what the tests add (cmocka, the QEMU suite, Chromium).
 BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libarchive-dev \
-              libmicrohttpd-dev
+              libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
-              prometheus \
+              prometheus openssl \
               kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace \
               libclang-rt-14-dev
 # What tests/vm/build-kernel needs to build the VM's kernel from Debian's
@@ -33,7 +33,7 @@ KERNEL_BUILD_PKGS := make gcc bison flex bc libelf-dev libssl-dev dwarves ccache
 CFLAGS    ?= -O2 -g
 PS_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
              -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc $(CFLAGS)
-LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lm
+LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lm -lgnutls -lyaml -lcrypt
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
               -Ivmlinux/$(ARCH) -Ibpf
 # Each compile writes the headers it read to a hidden OUT/.../.TARGET.d
@@ -60,7 +60,8 @@ LIB_OBJS  := $(filter-out $(CMD_OBJS),$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c tests/badinput/test_*.c)
 UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
-             $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload
+             $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload \
+             $(OUT)/tests/test_live_webconfig
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls permscope $(OUT)/tests/workload
