@@ -17,9 +17,9 @@ LLVM_STRIP ?= llvm-strip
 # Debian packages (see README, "Dependencies"): what building and running
 # needs, and what the tests add (cmocka, the QEMU suite, Chromium).
 BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libarchive-dev \
-              libmicrohttpd-dev
+              libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
-              prometheus \
+              prometheus openssl \
               kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace \
               libclang-rt-14-dev bash-completion groff man-db
 # What tests/vm/build-kernel needs to build the VM's kernel from Debian's
@@ -46,7 +46,7 @@ BUG_URL   ?= $(shell git remote get-url origin 2>/dev/null | sed -E 's,\.git/?$$
                -e 's,^(https://|ssh://git@|git@)github\.com[:/]([^/@]+/[^/@]+)$$,https://github.com/\2/issues,p' \
                -e 's,^(https://|ssh://git@|git@)gitlab\.com[:/]([^@]+)$$,https://gitlab.com/\2/-/issues,p')
 PS_CFLAGS += -DPERMSCOPE_BUG_URL='"$(BUG_URL)"'
-LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lm
+LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lm -lgnutls -lyaml -lcrypt
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
               -Ivmlinux/$(ARCH) -Ibpf
 # Each compile writes the headers it read to a hidden OUT/.../.TARGET.d
@@ -74,7 +74,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c tests/badinput/test_*.c)
 UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
              $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload \
-             $(OUT)/tests/test_live_dashboard $(OUT)/tests/test_live_package
+             $(OUT)/tests/test_live_dashboard $(OUT)/tests/test_live_package \
+             $(OUT)/tests/test_live_webconfig
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls permscope $(OUT)/tests/workload

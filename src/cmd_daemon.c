@@ -13,11 +13,12 @@
 #include "http.h"
 #include "statedir.h"
 #include "util.h"
+#include "webconfig.h"
 
 #define DEFAULT_INTERVAL_S 60.0
 #define DEFAULT_KEEP 60
 
-enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG };
+enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG, OPT_WEB_CONFIG };
 
 static const struct argp_option daemon_options[] = {
 	{ "interval", OPT_INTERVAL, "SECONDS", 0,
@@ -31,6 +32,9 @@ static const struct argp_option daemon_options[] = {
 	  "port 0 picks a free one)", 0 },
 	{ "log", OPT_LOG, "FILE", 0,
 	  "Append log lines to FILE, reopened on SIGHUP (default: stderr)", 0 },
+	{ "web-config", OPT_WEB_CONFIG, "FILE", 0,
+	  "TLS and basic auth for /metrics, in Prometheus exporter-toolkit's web config "
+	  "format (docs/daemon.md)", 0 },
 	{ 0 },
 };
 
@@ -70,6 +74,11 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LOG:
 		c->log_path = arg;
+		break;
+	case OPT_WEB_CONFIG:
+		if (!*arg)
+			argp_error(state, "--web-config: empty path");
+		c->web_config = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (the daemon watches the machine, or "
@@ -129,9 +138,11 @@ int cmd_daemon(int argc, char **argv)
 		.interval_s = DEFAULT_INTERVAL_S, .state_dir = STATEDIR_DEFAULT,
 		.keep = DEFAULT_KEEP, .listen = HTTP_DEFAULT_LISTEN,
 	};
-	char err[PATH_MAX + 256];
+	char err[2 * PATH_MAX + 512];
 	struct sockaddr_storage ss;
+	struct webconfig web;
 	socklen_t sslen;
+	int ret;
 
 	record_opts_init(&c.rec);
 	parse_command(&daemon_argp, argc, argv, &c);
@@ -144,7 +155,26 @@ int cmd_daemon(int argc, char **argv)
 		pr_err("--pid %d: no such process", c.rec.pid);
 		return EXIT_USAGE;
 	}
+	/* A bad web config is bad usage, told before anything is attached or made. */
+	if (c.web_config) {
+		if (webconfig_load(&web, c.web_config, err, sizeof(err))) {
+			pr_err("--web-config %s", err); /* "FILE: [line L, column C: ]what" */
+			webconfig_free(&web);
+			return EXIT_USAGE;
+		}
+		if (web.tls && !http_tls_supported()) {
+			pr_err("--web-config %s: this libmicrohttpd was built without TLS (GnuTLS) "
+			       "support, which tls_server_config needs", c.web_config);
+			webconfig_free(&web);
+			return EXIT_FAIL;
+		}
+		c.web = &web;
+	}
 	if (!families_may_load("daemon", NULL))
-		return EXIT_FAIL; /* before the log and the state directory are made */
-	return daemon_run(&c);
+		ret = EXIT_FAIL; /* before the log and the state directory are made */
+	else
+		ret = daemon_run(&c);
+	if (c.web)
+		webconfig_free(&web);
+	return ret;
 }

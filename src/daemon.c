@@ -18,9 +18,11 @@
 #include "prom.h"
 #include "statedir.h"
 #include "util.h"
+#include "webconfig.h"
 
 struct daemon {
 	struct recorder rec;
+	struct http_server *srv; /* under lock: the first scrape may come before it is set */
 	struct profile base; /* host, filters, how each family attached; no counts */
 	pthread_mutex_t lock;
 	struct prom_daemon stats; /* under lock */
@@ -40,6 +42,7 @@ static char *render_metrics(void *ctx, size_t *len)
 	if (recorder_collect(&d->rec, &p) == 0) {
 		pthread_mutex_lock(&d->lock);
 		stats = d->stats;
+		http_stats(d->srv, &stats.http);
 		pthread_mutex_unlock(&d->lock);
 		body = prom_render(&p, &stats, len);
 	}
@@ -195,20 +198,41 @@ int daemon_run(const struct daemon_opts *o)
 		goto out;
 	d.base.start_ns = now_realtime_ns();
 
-	srv = http_start(o->listen, render_metrics, &d, err, sizeof(err));
+	/* d.srv is read by the render function, on MHD's thread: set under the lock. */
+	pthread_mutex_lock(&d.lock);
+	srv = d.srv = http_start_web(o->listen, o->web, render_metrics, &d, err, sizeof(err));
+	pthread_mutex_unlock(&d.lock);
 	if (!srv) {
 		pr_err("%s", err); /* it names the address */
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (!http_is_loopback(srv))
+	if (o->web && o->web->key_warning[0])
+		pr_warn("--web-config %s: %s", o->web->path, o->web->key_warning);
+	if (!http_is_loopback(srv) && !o->web)
 		pr_warn("metrics served on %s: reachable from other hosts, which learn this "
-			"machine's kernel and workload counts", http_address(srv));
+			"machine's kernel and workload counts; --web-config FILE adds TLS and "
+			"basic auth (docs/daemon.md)", http_address(srv));
+	else if (!http_is_loopback(srv) && !o->web->tls)
+		pr_warn("metrics served on %s without TLS: --web-config %s has basic_auth_users "
+			"but no tls_server_config, so passwords cross the network in clear",
+			http_address(srv), o->web->path);
+	else if (!http_is_loopback(srv) && !o->web->nusers)
+		pr_warn("metrics served on %s over TLS without basic_auth_users: any host that "
+			"reaches it reads this machine's kernel and workload counts",
+			http_address(srv));
+	if (o->web)
+		pr_info("--web-config %s: %s%s, %zu basic auth user%s", o->web->path,
+			o->web->tls ? "TLS " : "no TLS",
+			o->web->tls ? (o->web->min_version == 13 ? "1.3" :
+				       o->web->max_version == 12 ? "1.2" : "1.2 and 1.3") : "",
+			o->web->nusers, o->web->nusers == 1 ? "" : "s");
 	recorder_describe(&d.base, families, sizeof(families));
 	pr_info("permscope daemon %s (pid %d): %s", PERMSCOPE_VERSION, (int)getpid(), families);
 	pr_info("snapshots every %g s into %s (the newest %u kept)", o->interval_s, sd.path, o->keep);
 	/* Scripts and tests wait for this line: the endpoint answers from now on. */
-	pr_info("listening on http://%s/metrics", http_address(srv));
+	pr_info("listening on %s://%s/metrics", o->web && o->web->tls ? "https" : "http",
+		http_address(srv));
 	ret = serve(&d, &sd, o, &set);
 out:
 	http_stop(srv); /* no scrape reads the maps once they go */

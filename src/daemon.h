@@ -17,6 +17,8 @@ struct daemon_opts {
 	unsigned int keep;      /* snapshots kept in state_dir */
 	const char *listen;     /* ADDR:PORT, already checked by http_parse_listen() */
 	const char *log_path;   /* NULL: stderr */
+	const char *web_config; /* --web-config FILE; NULL: none */
+	struct webconfig *web;  /* that file, loaded (src/webconfig.h); NULL: none */
 };
 
 /*

@@ -21,6 +21,11 @@
  * neither buffers an upload nor hands it to the handler) and closes the
  * connection after the answer: one request per connection, which costs a
  * scraper one TCP handshake per scrape and bounds what a client can hold.
+ *
+ * Under --web-config (src/webconfig.h), MHD speaks TLS through GnuTLS with
+ * the certificate and key read at start, and basic auth is checked before
+ * anything else, on the same thread: a password not yet verified costs a
+ * bcrypt run there, which the budget in webconfig_authenticate() bounds.
  */
 #include "http.h"
 
@@ -28,13 +33,17 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "webconfig.h"
 
 /*
  * The bounds.  A scraper needs one connection and a request of a few
@@ -60,6 +69,8 @@ struct http_server {
 	struct MHD_Daemon *mhd;
 	http_render_fn render;
 	void *ctx;
+	struct webconfig *web;  /* NULL: plain HTTP, no auth */
+	uint64_t answers[HTTP_NCODES]; /* by http_codes[]; atomic */
 	int loopback;
 	char address[INET6_ADDRSTRLEN + sizeof("[]:65535")];
 };
@@ -244,13 +255,28 @@ static int open_listener(const char *arg, const struct sockaddr_storage *ss, soc
 
 /* ---- answers ---------------------------------------------------------------- */
 
+const unsigned int http_codes[HTTP_NCODES] = { 200, 401, 404, 405, 429, 500 };
+
+static void count(struct http_server *s, unsigned int status)
+{
+	for (int i = 0; i < HTTP_NCODES; i++)
+		if (http_codes[i] == status)
+			__atomic_fetch_add(&s->answers[i], 1, __ATOMIC_RELAXED);
+}
+
+void http_stats(const struct http_server *s, struct http_stats *st)
+{
+	for (int i = 0; i < HTTP_NCODES; i++)
+		st->answers[i] = s ? __atomic_load_n(&s->answers[i], __ATOMIC_RELAXED) : 0;
+}
+
 /*
  * Queue `r` (NULL: it could not be made) as the answer, with `type`, what
  * every answer carries and a 405's Allow, and drop our reference.  MHD_NO makes MHD
  * close the connection without an answer.
  */
-static enum MHD_Result answer(struct MHD_Connection *c, unsigned int status,
-			      struct MHD_Response *r, const char *type)
+static enum MHD_Result answer(struct http_server *s, struct MHD_Connection *c,
+			      unsigned int status, struct MHD_Response *r, const char *type)
 {
 	enum MHD_Result ret;
 
@@ -261,12 +287,20 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned int status,
 	    MHD_add_response_header(r, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff") !=
 	    MHD_YES ||
 	    (status == MHD_HTTP_METHOD_NOT_ALLOWED &&
-	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES)) {
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) ||
+	    (status == MHD_HTTP_TOO_MANY_REQUESTS &&
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1") != MHD_YES)) {
 		MHD_destroy_response(r);
 		return MHD_NO;
 	}
-	ret = MHD_queue_response(c, status, r);
+	/* WWW-Authenticate: Basic realm="permscope", added by MHD. */
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		ret = MHD_queue_basic_auth_fail_response(c, "permscope", r);
+	else
+		ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
+	if (ret == MHD_YES)
+		count(s, status);
 	return ret;
 }
 
@@ -283,13 +317,38 @@ static enum MHD_Result answer_metrics(struct http_server *s, struct MHD_Connecti
 	char *body = s->render(s->ctx, &len);
 
 	if (!body)
-		return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return answer(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			      text("permscope: the metrics could not be rendered\n"),
 			      CONTENT_TYPE_TEXT);
 	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r)
 		free(body);
-	return answer(c, MHD_HTTP_OK, r, CONTENT_TYPE_METRICS);
+	return answer(s, c, MHD_HTTP_OK, r, CONTENT_TYPE_METRICS);
+}
+
+/*
+ * Basic auth, when the web config has users: the answer to send instead of
+ * the page (401 or 429), or 0 to go on.  Nothing the client sent is kept:
+ * the password is wiped before MHD's copy is freed.
+ */
+static unsigned int refused(struct http_server *s, struct MHD_Connection *c)
+{
+	char *password = NULL, *user;
+	enum webauth verdict = WEBAUTH_DENIED;
+
+	if (!s->web || !s->web->nusers)
+		return 0;
+	user = MHD_basic_auth_get_username_password(c, &password);
+	if (user && password)
+		verdict = webconfig_authenticate(s->web, user, password);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	if (user)
+		MHD_free(user);
+	return verdict == WEBAUTH_OK ? 0 :
+	       verdict == WEBAUTH_BUSY ? MHD_HTTP_TOO_MANY_REQUESTS : MHD_HTTP_UNAUTHORIZED;
 }
 
 /*
@@ -307,23 +366,43 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  void **con_cls)
 {
 	struct http_server *s = cls;
+	unsigned int no;
 
 	(void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+	/* Before anything else: a client without the password learns nothing, not even a 404. */
+	no = refused(s, c);
+	if (no == MHD_HTTP_UNAUTHORIZED)
+		return answer(s, c, no, text("permscope: unauthorized\n"), CONTENT_TYPE_TEXT);
+	if (no)
+		return answer(s, c, no, text("permscope: too many password checks; try again "
+					     "in a second\n"), CONTENT_TYPE_TEXT);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return answer(s, c, MHD_HTTP_METHOD_NOT_ALLOWED,
 			      text("permscope: only GET and HEAD are served\n"), CONTENT_TYPE_TEXT);
 	if (!strcmp(url, "/metrics"))
 		return answer_metrics(s, c);
 	if (!strcmp(url, "/"))
-		return answer(c, MHD_HTTP_OK, text("permscope daemon: metrics at /metrics\n"),
+		return answer(s, c, MHD_HTTP_OK, text("permscope daemon: metrics at /metrics\n"),
 			      CONTENT_TYPE_TEXT);
-	return answer(c, MHD_HTTP_NOT_FOUND, text("permscope: not found; metrics at /metrics\n"),
+	return answer(s, c, MHD_HTTP_NOT_FOUND, text("permscope: not found; metrics at /metrics\n"),
 		      CONTENT_TYPE_TEXT);
 }
 
-/* MHD's messages, one line each: "permscope: http: ..." on stderr. */
+/*
+ * MHD's messages, one line each: "permscope: http: ..." on stderr, at most
+ * HTTP_LOG_PER_MINUTE a minute.  Under TLS every client that does not
+ * speak it (a port scan, curl http://) makes MHD say "received handshake
+ * message out of context": without a bound anyone who reaches the port
+ * could fill the log.
+ */
+enum { HTTP_LOG_PER_MINUTE = 10 };
+
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static time_t minute;
+	static unsigned int said, dropped;
+	time_t now = time(NULL);
 	char msg[512];
 	size_t len;
 
@@ -332,14 +411,45 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	len = strlen(msg);
 	while (len && msg[len - 1] == '\n')
 		msg[--len] = 0;
-	fprintf(stderr, "permscope: http: %s\n", msg);
+	pthread_mutex_lock(&lock);
+	if (now - minute >= 60) {
+		if (dropped)
+			fprintf(stderr, "permscope: http: %u more messages in the minute before "
+				"not shown\n", dropped);
+		minute = now;
+		said = dropped = 0;
+	}
+	if (said++ < HTTP_LOG_PER_MINUTE)
+		fprintf(stderr, "permscope: http: %s\n", msg);
+	else
+		dropped++;
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- the server --------------------------------------------------------------- */
 
+int http_tls_supported(void)
+{
+	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
+}
+
 struct http_server *http_start(const char *listen_arg, http_render_fn render, void *ctx,
 			       char *err, size_t errlen)
 {
+	return http_start_web(listen_arg, NULL, render, ctx, err, errlen);
+}
+
+struct http_server *http_start_web(const char *listen_arg, struct webconfig *web,
+				   http_render_fn render, void *ctx, char *err, size_t errlen)
+{
+	bool tls = web && web->tls;
+	/* MHD copies none of these: web's buffers live as long as the server. */
+	struct MHD_OptionItem tls_options[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? web->cert_pem : NULL },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? web->key_pem : NULL },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)webconfig_priorities(web) : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
 	struct sockaddr_storage ss;
 	struct http_server *s;
 	sigset_t all, old;
@@ -358,6 +468,13 @@ struct http_server *http_start(const char *listen_arg, http_render_fn render, vo
 	}
 	s->render = render;
 	s->ctx = ctx;
+	s->web = web;
+	if (tls && !http_tls_supported()) {
+		snprintf(err, errlen, "%s: this libmicrohttpd was built without TLS support, which "
+			 "--web-config's tls_server_config needs", listen_arg);
+		free(s);
+		return NULL;
+	}
 	fd = open_listener(listen_arg, &ss, sslen, s, err, errlen);
 	if (fd < 0) {
 		free(s);
@@ -367,7 +484,7 @@ struct http_server *http_start(const char *listen_arg, http_render_fn render, vo
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
-				  MHD_USE_ERROR_LOG |
+				  MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0) |
 				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, on_request, s,
 				  /* first, so that MHD's start-up messages go through it too */
@@ -378,6 +495,7 @@ struct http_server *http_start(const char *listen_arg, http_render_fn render, vo
 				  (unsigned int)HTTP_CONNECTIONS_PER_IP,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT_S,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
+				  MHD_OPTION_ARRAY, tls ? tls_options : &tls_options[3],
 				  MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!s->mhd) {

@@ -9,6 +9,7 @@
 #define PERMSCOPE_HTTP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /* Loopback unless the user names another address: where --listen points by default. */
@@ -31,10 +32,35 @@ int http_parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *s
 		      char *err, size_t errlen);
 
 struct http_server;
+struct webconfig;
 
 /* Listen on `listen` (ADDR:PORT as above).  NULL with `err` filled on failure. */
 struct http_server *http_start(const char *listen, http_render_fn render, void *ctx,
 			       char *err, size_t errlen);
+/*
+ * http_start() under a --web-config (src/webconfig.h; NULL: none): TLS
+ * when it has a certificate, and every request, whatever its path, first
+ * asked for a user of basic_auth_users (401 with WWW-Authenticate: Basic
+ * realm="permscope" when missing or wrong, 429 when the time budget for
+ * checking passwords is spent).  `web` must outlive the server.
+ */
+struct http_server *http_start_web(const char *listen, struct webconfig *web,
+				   http_render_fn render, void *ctx, char *err, size_t errlen);
+/* Whether this libmicrohttpd was built with TLS (GnuTLS). */
+int http_tls_supported(void);
+
+/*
+ * The answers counted by status code: every one the server itself made
+ * (MHD's own 400, 414 and 431 for malformed requests, and connections that
+ * never got as far as a request, such as a failed TLS handshake, are not).
+ */
+enum { HTTP_NCODES = 6 };
+extern const unsigned int http_codes[HTTP_NCODES]; /* 200, 401, 404, 405, 429, 500 */
+struct http_stats {
+	uint64_t answers[HTTP_NCODES]; /* by http_codes[] */
+};
+/* A snapshot of the counts; callable from any thread, the render function's too. */
+void http_stats(const struct http_server *s, struct http_stats *st);
 /* The address bound, with the port the kernel picked for port 0: "127.0.0.1:41234". */
 const char *http_address(const struct http_server *s);
 /* Whether the bound address is a loopback one. */

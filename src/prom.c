@@ -446,6 +446,20 @@ static void daemon_metrics(struct prom *pr, const struct prom_daemon *d)
 	if (d->last_snapshot_ns)
 		sample_double(pr, "", NULL, (double)d->last_snapshot_ns / 1e9);
 	end(pr);
+
+	/* Every code from the start, at 0: increase() of a 401 series then sees the first one. */
+	begin(pr, "counter", "permscope_http_requests_total");
+	help(pr, "requests the /metrics endpoint answered, by status code (401: no or wrong "
+	     "password, 429: password checks over budget)");
+	for (int i = 0; i < HTTP_NCODES; i++) {
+		struct labels ls = { .n = 0 };
+		char code[16];
+
+		snprintf(code, sizeof(code), "%u", http_codes[i]);
+		label_add(&ls, "code", code);
+		sample_u64(pr, "", &ls, d->http.answers[i]);
+	}
+	end(pr);
 }
 
 char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *len)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http.h"
 #include "profile.h"
 
 /* What the daemon adds about itself. */
@@ -18,6 +19,7 @@ struct prom_daemon {
 	uint64_t snapshots_written;   /* snapshot profiles written to the state dir */
 	uint64_t snapshot_errors;     /* snapshots that could not be written */
 	uint64_t last_snapshot_ns;    /* CLOCK_REALTIME of the newest; 0: none yet */
+	struct http_stats http;       /* the endpoint's answers by status code */
 };
 
 /*
