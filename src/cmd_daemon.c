@@ -116,7 +116,7 @@ static const struct argp daemon_argp = {
 	"Examples:\n"
 	"  permscope daemon                          defaults: 60 s, /var/lib/permscope\n"
 	"  permscope daemon --interval 10 --keep 360 --families access,exec\n"
-	"  curl -s localhost:9464/metrics | grep permscope_access_calls_total\n"
+	"  curl -s localhost:23649/metrics | grep permscope_access_calls_total\n"
 	"  permscope report /var/lib/permscope       the newest running total\n"
 	"  permscope compare DIR/snap-00000001-*.delta.json DIR/snap-00000060-*.delta.json\n",
 	daemon_children, 0, 0,
