@@ -18,6 +18,7 @@
 #include "prom.h"
 #include "statedir.h"
 #include "util.h"
+#include "version.h"
 
 struct daemon {
 	struct recorder rec;
@@ -205,7 +206,7 @@ int daemon_run(const struct daemon_opts *o)
 		pr_warn("metrics served on %s: reachable from other hosts, which learn this "
 			"machine's kernel and workload counts", http_address(srv));
 	recorder_describe(&d.base, families, sizeof(families));
-	pr_info("permscope daemon %s (pid %d): %s", PERMSCOPE_VERSION, (int)getpid(), families);
+	pr_info("permscope daemon %s (pid %d): %s", permscope_version(), (int)getpid(), families);
 	pr_info("snapshots every %g s into %s (the newest %u kept)", o->interval_s, sd.path, o->keep);
 	/* Scripts and tests wait for this line: the endpoint answers from now on. */
 	pr_info("listening on http://%s/metrics", http_address(srv));

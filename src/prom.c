@@ -390,9 +390,15 @@ static void cross_family(struct prom *pr, const struct profile *p)
 {
 	struct labels ls = { .n = 0 };
 
+	/* a profile older than its "build" object: its tool version, the rest unknown */
+	bool known = build_info_known(&p->build);
+
 	begin(pr, "gauge", "permscope_build_info");
-	help(pr, "permscope's version and the kernel release it runs on; always 1");
-	label_add(&ls, "version", p->tool_version);
+	help(pr, "permscope's version and revision, the libbpf it runs with and the kernel "
+	     "release it runs on; always 1");
+	label_add(&ls, "version", known ? p->build.version : p->tool_version);
+	label_add(&ls, "revision", known && p->build.revision[0] ? p->build.revision : "unknown");
+	label_add(&ls, "libbpf", known ? p->build.libbpf : "unknown");
 	label_add(&ls, "kernel", p->kernel_release);
 	sample_u64(pr, "", &ls, 1);
 	end(pr);

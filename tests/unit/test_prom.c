@@ -6,6 +6,7 @@
  * escaping), promtool's verdict, docs/metrics.md naming every metric, and
  * tests/unit/golden/metrics.prom for the sample profile.
  */
+#include <bpf/libbpf.h>
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -553,8 +554,9 @@ static void build_info_start_time_and_losses(void **state)
 	(void)state;
 	empty_profile(&p);
 	text = render(&p, NULL);
-	assert_line(text, "permscope_build_info{kernel=\"6.18.0-prom\",version=\"" PERMSCOPE_VERSION
-			  "\"} 1");
+	/* a profile that does not say which build wrote it: its tool version, the rest unknown */
+	assert_series(text, "1", "permscope_build_info", "kernel", "6.18.0-prom", "libbpf",
+		      "unknown", "revision", "unknown", "version", permscope_version(), NULL);
 	assert_line(text, "# TYPE permscope_build_info gauge");
 	assert_line(text, "permscope_start_time_seconds 1796030102.125");
 	assert_line(text, "# TYPE permscope_start_time_seconds gauge");
@@ -573,6 +575,40 @@ static void build_info_start_time_and_losses(void **state)
 	assert_line(text, "permscope_lost_events_total{family=\"lookup\",program=\"call_site_unread\"} 0");
 	assert_not_contains(text, "permscope_lost_events_total{family=\"exec\"");
 	assert_not_contains(text, "permscope_lost_events_total{family=\"access\"");
+	free(text);
+	profile_free(&p);
+}
+
+/*
+ * permscope_build_info names the build that recorded the profile, the one
+ * `permscope --version` prints: version, revision (the commit; "unknown"
+ * without git) and the libbpf it ran with.
+ */
+static void build_info_names_the_build_version_revision_and_libbpf(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	empty_profile(&p);
+	build_info_self(&p.build);
+	assert_true(build_info_known(&p.build));
+	text = render(&p, NULL);
+	assert_series(text, "1", "permscope_build_info", "kernel", "6.18.0-prom", "libbpf",
+		      libbpf_version_string(), "revision",
+		      permscope_revision()[0] ? permscope_revision() : "unknown", "version",
+		      permscope_version(), NULL);
+	assert_contains(libbpf_version_string(), "v1.");
+	free(text);
+
+	/* another build's profile: its build, not this one's */
+	strcpy(p.build.version, "0.2.0-3-g0123456");
+	strcpy(p.build.revision, "0123456789abcdef0123456789abcdef01234567");
+	strcpy(p.build.libbpf, "v1.4");
+	text = render(&p, NULL);
+	assert_line(text, "permscope_build_info{kernel=\"6.18.0-prom\",libbpf=\"v1.4\","
+			  "revision=\"0123456789abcdef0123456789abcdef01234567\","
+			  "version=\"0.2.0-3-g0123456\"} 1");
 	free(text);
 	profile_free(&p);
 }
@@ -619,12 +655,13 @@ static void label_values_are_escaped(void **state)
 	strcpy(p.fs[1].name, "we\"ird\\fs\nx");
 	p.fs[1].s.checks = 7;
 	strcpy(p.kernel_release, "6.18\\\"rc\"");
+	strcpy(p.tool_version, "0.1.0");
 	p.fam[FAMILY_ACCESS].lost_known = true;
 	family_add_lost(&p.fam[FAMILY_ACCESS], "a\\b", 3);
 	text = render(&p, NULL);
 	assert_line(text, "permscope_lookup_checks_total{fs=\"we\\\"ird\\\\fs\\nx\",mode=\"fentry\"} 7");
-	assert_line(text, "permscope_build_info{kernel=\"6.18\\\\\\\"rc\\\"\",version=\""
-			  PERMSCOPE_VERSION "\"} 1");
+	assert_line(text, "permscope_build_info{kernel=\"6.18\\\\\\\"rc\\\"\",libbpf=\"unknown\","
+			  "revision=\"unknown\",version=\"0.1.0\"} 1");
 	assert_line(text, "permscope_lost_events_total{family=\"access\",program=\"a\\\\b\"} 3");
 	/* and they read back as they were */
 	assert_series(text, "7", "permscope_lookup_checks_total", "fs", "we\"ird\\fs\nx", "mode",
@@ -1109,6 +1146,7 @@ int main(void)
 		cmocka_unit_test(a_metric_with_no_series_leaves_no_help_or_type),
 		cmocka_unit_test(rows_absent_from_the_profile_are_not_exported),
 		cmocka_unit_test(build_info_start_time_and_losses),
+		cmocka_unit_test(build_info_names_the_build_version_revision_and_libbpf),
 		cmocka_unit_test(daemon_counters_only_with_a_daemon),
 		cmocka_unit_test(label_values_are_escaped),
 		cmocka_unit_test(the_exposition_is_well_formed),
