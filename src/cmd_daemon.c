@@ -11,13 +11,14 @@
 #include "commands.h"
 #include "daemon.h"
 #include "http.h"
+#include "prom.h"
 #include "statedir.h"
 #include "util.h"
 
 #define DEFAULT_INTERVAL_S 60.0
 #define DEFAULT_KEEP 60
 
-enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG };
+enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG, OPT_BUCKETS };
 
 static const struct argp_option daemon_options[] = {
 	{ "interval", OPT_INTERVAL, "SECONDS", 0,
@@ -31,6 +32,10 @@ static const struct argp_option daemon_options[] = {
 	  "port 0 picks a free one)", 0 },
 	{ "log", OPT_LOG, "FILE", 0,
 	  "Append log lines to FILE, reopened on SIGHUP (default: stderr)", 0 },
+	{ "buckets", OPT_BUCKETS, "LIST", 0,
+	  "The latency histograms' bucket bounds on /metrics: bounds and FROM..TO ranges, "
+	  "comma-separated, each a power of two of nanoseconds (128ns, 1.024us, 2^20), or "
+	  "'all' (default: " PROM_BUCKETS_DEFAULT_TEXT ")", 0 },
 	{ 0 },
 };
 
@@ -70,6 +75,9 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LOG:
 		c->log_path = arg;
+		break;
+	case OPT_BUCKETS:
+		c->buckets_arg = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (the daemon watches the machine, or "
@@ -137,6 +145,10 @@ int cmd_daemon(int argc, char **argv)
 	/* Bad --listen is bad usage: say so before attaching anything. */
 	if (http_parse_listen(c.listen, &ss, &sslen, err, sizeof(err))) {
 		pr_err("--listen %s: %s", c.listen, err);
+		return EXIT_USAGE;
+	}
+	if (c.buckets_arg && prom_buckets_parse(c.buckets_arg, &c.buckets, err, sizeof(err))) {
+		pr_err("--buckets %s: %s", c.buckets_arg, err);
 		return EXIT_USAGE;
 	}
 	if (c.rec.pid && kill(c.rec.pid, 0) && errno == ESRCH) {

@@ -162,7 +162,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 
 int daemon_run(const struct daemon_opts *o)
 {
-	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER, .stats.buckets = o->buckets };
 	struct probe_opts probe;
 	struct http_server *srv = NULL;
 	struct statedir sd;
