@@ -1,5 +1,7 @@
 # permscope — build, test, run.  `make help` lists the targets.
 
+# The version a build from a tarball takes, and the base of one from git
+# with no tag; tools/gen-version makes the real one (docs/version.md).
 VERSION   := 0.1.0
 # Every tool and flag below can be set from the environment or the command
 # line (CC=clang make, OUT=/tmp/ps make; the VM scripts still use build/).
@@ -19,7 +21,7 @@ LLVM_STRIP ?= llvm-strip
 BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libarchive-dev \
               libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
-              prometheus openssl \
+              prometheus openssl git \
               kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace \
               libclang-rt-14-dev bash-completion groff man-db
 # What tests/vm/build-kernel needs to build the VM's kernel from Debian's
@@ -37,7 +39,7 @@ PKG_PKGS := debhelper dpkg-dev lintian git
 # are kept apart in PS_CFLAGS so that `make CFLAGS=-O0` cannot drop them.
 CFLAGS    ?= -O2 -g
 PS_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-             -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc $(CFLAGS)
+             -I$(OUT) -Ibpf -Isrc $(CFLAGS)
 # Where "Report bugs to" points (src/main.c): the issue tracker of the
 # origin remote when it is on GitHub or GitLab (https, or ssh as git@; an
 # https URL with credentials in it is never matched), else empty and the
@@ -216,6 +218,18 @@ $(SKEL_OBJS): $(SKELS)
 $(OUT)/%.o: src/%.c | $(OUT)
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# OUT/gitversion.h: this build's version and revision from git describe.
+# Its recipe runs on every make but rewrites the file only when its text
+# changes (a commit, a change of the dirty state), so that only version.o
+# recompiles then, and nothing at all otherwise.
+$(OUT)/gitversion.h: FORCE | $(OUT)
+	@tools/gen-version $(VERSION) $@
+
+$(OUT)/version.o: $(OUT)/gitversion.h
+
+.PHONY: FORCE
+FORCE:
+
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
@@ -289,6 +303,7 @@ $(ASAN_OUT)/permscope: $(ASAN_OBJS)
 	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SKEL_OBJS:$(OUT)/%=$(ASAN_OUT)/%): $(SKELS)
+$(ASAN_OUT)/version.o: $(OUT)/gitversion.h
 
 $(ASAN_OUT)/%.o: src/%.c | $(ASAN_OUT)/tests
 	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
@@ -355,6 +370,7 @@ $(FUZZ_LIB): $(LIB_OBJS:$(OUT)/%=$(FUZZ_OUT)/%)
 	rm -f $@ && ar rcs $@ $^
 
 $(SKEL_OBJS:$(OUT)/%=$(FUZZ_OUT)/%): $(SKELS)
+$(FUZZ_OUT)/version.o: $(OUT)/gitversion.h
 
 $(FUZZ_OUT)/%.o: src/%.c | $(FUZZ_OUT)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@

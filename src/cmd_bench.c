@@ -14,6 +14,7 @@
 #include "overhead.h"
 #include "profile.h"
 #include "util.h"
+#include "version.h"
 
 #define BENCH_FORMAT "permscope-bench/1"
 
@@ -391,13 +392,16 @@ static char *document_json(const struct result_kind *k, const void *results, int
 			   const struct bench_config *cfg, uint64_t start_ns, uint64_t end_ns)
 {
 	json_t *root = json_object(), *list = json_array();
+	struct build_info build;
 	struct utsname u;
 	char when[64];
 	char *text;
 
 	host_uname(&u);
 	json_object_set_new(root, "format", json_string(BENCH_FORMAT));
-	json_object_set_new(root, "tool_version", json_string(PERMSCOPE_VERSION));
+	json_object_set_new(root, "tool_version", json_string(permscope_version()));
+	build_info_self(&build);
+	json_object_set_new(root, "build", build_info_to_json(&build));
 	if (k->mode)
 		json_object_set_new(root, "mode", json_string(k->mode));
 	json_object_set_new(root, "hostname", json_string(u.nodename));

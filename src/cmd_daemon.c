@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "daemon.h"
 #include "http.h"
+#include "prom.h"
 #include "statedir.h"
 #include "util.h"
 #include "webconfig.h"
@@ -18,7 +19,8 @@
 #define DEFAULT_INTERVAL_S 60.0
 #define DEFAULT_KEEP 60
 
-enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG, OPT_WEB_CONFIG };
+enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG, OPT_WEB_CONFIG,
+       OPT_BUCKETS };
 
 static const struct argp_option daemon_options[] = {
 	{ "interval", OPT_INTERVAL, "SECONDS", 0,
@@ -35,6 +37,10 @@ static const struct argp_option daemon_options[] = {
 	{ "web-config", OPT_WEB_CONFIG, "FILE", 0,
 	  "TLS and basic auth for /metrics, in Prometheus exporter-toolkit's web config "
 	  "format (docs/daemon.md)", 0 },
+	{ "buckets", OPT_BUCKETS, "LIST", 0,
+	  "The latency histograms' bucket bounds on /metrics: bounds and FROM..TO ranges, "
+	  "comma-separated, each a power of two of nanoseconds (128ns, 1.024us, 2^20), or "
+	  "'all' (default: " PROM_BUCKETS_DEFAULT_TEXT ")", 0 },
 	{ 0 },
 };
 
@@ -79,6 +85,9 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			argp_error(state, "--web-config: empty path");
 		c->web_config = arg;
+		break;
+	case OPT_BUCKETS:
+		c->buckets_arg = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (the daemon watches the machine, or "
@@ -125,7 +134,7 @@ static const struct argp daemon_argp = {
 	"Examples:\n"
 	"  permscope daemon                          defaults: 60 s, /var/lib/permscope\n"
 	"  permscope daemon --interval 10 --keep 360 --families access,exec\n"
-	"  curl -s localhost:9464/metrics | grep permscope_access_calls_total\n"
+	"  curl -s localhost:23649/metrics | grep permscope_access_calls_total\n"
 	"  permscope report /var/lib/permscope       the newest running total\n"
 	"  permscope compare DIR/snap-00000001-*.delta.json \\\n"
 	"                    DIR/snap-00000060-*.delta.json\n",
@@ -149,6 +158,10 @@ int cmd_daemon(int argc, char **argv)
 	/* Bad --listen is bad usage: say so before attaching anything. */
 	if (http_parse_listen(c.listen, &ss, &sslen, err, sizeof(err))) {
 		pr_err("--listen %s: %s", c.listen, err);
+		return EXIT_USAGE;
+	}
+	if (c.buckets_arg && prom_buckets_parse(c.buckets_arg, &c.buckets, err, sizeof(err))) {
+		pr_err("--buckets %s: %s", c.buckets_arg, err);
 		return EXIT_USAGE;
 	}
 	if (c.rec.pid && kill(c.rec.pid, 0) && errno == ESRCH) {

@@ -201,11 +201,24 @@ static const char *const verdict_words[3] = {
 	[VERDICT_PASS] = "PASS", [VERDICT_FAIL] = "FAIL", [VERDICT_NO_VERDICT] = "NO-VERDICT",
 };
 
-static void print_text(const struct rule_set *rs, const struct rule_result *res,
-		       const size_t count[3])
-{
-	char values[256];
+/* The two sides, path and the build that recorded each, as the reports name them. */
+struct gate_sides {
+	const char *name[2]; /* base, new */
+	const struct profile *p[2];
+};
 
+static const char *const side_words[2] = { "base", "new" };
+
+static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
+		       const struct rule_result *res, const size_t count[3])
+{
+	char values[256], build[160];
+
+	/* which builds are compared: a verdict names a change between these two */
+	for (int i = 0; verbosity >= 0 && i < 2; i++) {
+		build_info_text(&sd->p[i]->build, sd->p[i]->tool_version, build, sizeof(build));
+		printf("gate: %-4s %s: %s\n", side_words[i], sd->name[i], build);
+	}
 	for (size_t i = 0; i < rs->n; i++) {
 		if (verbosity < 0 && res[i].verdict == VERDICT_PASS)
 			continue;
@@ -230,10 +243,10 @@ static const char *overall(const size_t count[3])
 }
 
 /* The verdicts as one JSON document, malloc'ed; NULL when out of memory. */
-static char *verdicts_json(const struct rule_set *rs, const struct rule_result *res,
-			   const size_t count[3], int status)
+static char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
+			   const struct rule_result *res, const size_t count[3], int status)
 {
-	json_t *rules = json_array(), *root;
+	json_t *rules = json_array(), *root, *side;
 	char *text;
 
 	for (size_t i = 0; rules && i < rs->n; i++) {
@@ -255,10 +268,22 @@ static char *verdicts_json(const struct rule_set *rs, const struct rule_result *
 			return NULL;
 		}
 	}
-	root = json_pack("{s:s,s:s,s:i,s:o}", "format", GATE_FORMAT,
-			 "verdict", overall(count), "exit_status", status, "rules", rules);
-	if (!root)
+	root = json_pack("{s:s,s:s,s:i}", "format", GATE_FORMAT,
+			 "verdict", overall(count), "exit_status", status);
+	if (!root) {
+		json_decref(rules);
 		return NULL;
+	}
+	/* each side's path and build; build null for a profile older than its "build" */
+	for (int i = 0; i < 2; i++) {
+		const struct profile *p = sd->p[i];
+
+		side = json_pack("{s:o,s:s,s:o}", "path", jstr(sd->name[i]), "tool", p->tool_version,
+				 "build", build_info_known(&p->build) ?
+				 build_info_to_json(&p->build) : json_null());
+		json_object_set_new(root, side_words[i], side);
+	}
+	json_object_set_new(root, "rules", rules);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	return text;
@@ -302,10 +327,11 @@ static void xml_escape(FILE *f, const char *s)
 	}
 }
 
-static int write_junit(const char *path, const struct rule_set *rs,
-		       const struct rule_result *res, const size_t count[3])
+static int write_junit(const char *path, const struct gate_sides *sd,
+		       const struct rule_set *rs, const struct rule_result *res,
+		       const size_t count[3])
 {
-	char *buf = NULL, values[256];
+	char *buf = NULL, values[256], build[160];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	int err;
@@ -315,6 +341,18 @@ static int write_junit(const char *path, const struct rule_set *rs,
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuite name=\"permscope gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
 		"skipped=\"%zu\">\n", rs->n, count[VERDICT_FAIL], count[VERDICT_NO_VERDICT]);
+	/* the builds compared, where CI servers show a suite's properties */
+	fputs("  <properties>\n", f);
+	for (int i = 0; i < 2; i++) {
+		build_info_text(&sd->p[i]->build, sd->p[i]->tool_version, build, sizeof(build));
+		fprintf(f, "    <property name=\"%s\" value=\"", side_words[i]);
+		xml_escape(f, sd->name[i]);
+		fputs("\"/>\n", f);
+		fprintf(f, "    <property name=\"%s.build\" value=\"", side_words[i]);
+		xml_escape(f, build);
+		fputs("\"/>\n", f);
+	}
+	fputs("  </properties>\n", f);
 	for (size_t i = 0; i < rs->n; i++) {
 		values_text(&rs->r[i], &res[i], values, sizeof(values));
 		fputs("  <testcase classname=\"permscope.gate\" name=\"", f);
@@ -392,12 +430,15 @@ int cmd_gate(int argc, char **argv)
 	struct profile base, new;
 	struct rule_set rs;
 	struct rule_result *res = NULL;
+	struct gate_sides sides = { .p = { &base, &new } };
 	size_t count[3] = {0};
 	char err[1024];
 	bool bad = false;
 	int ret, e;
 
 	parse_command(&gate_argp, argc, argv, &c);
+	sides.name[0] = c.base;
+	sides.name[1] = c.new;
 	if (c.print_default_rules) {
 		fputs(default_rules, stdout);
 		return stdout_flushed() ? EXIT_OK : EXIT_ENV;
@@ -446,7 +487,7 @@ int cmd_gate(int argc, char **argv)
 	ret = count[VERDICT_FAIL] ? EXIT_REGRESSION :
 	      count[VERDICT_NO_VERDICT] ? EXIT_NO_VERDICT : EXIT_OK;
 	if (c.junit) {
-		e = write_junit(c.junit, &rs, res, count);
+		e = write_junit(c.junit, &sides, &rs, res, count);
 		if (e) {
 			pr_err("cannot write %s: %s", c.junit, strerror(-e));
 			ret = EXIT_ENV;
@@ -454,7 +495,7 @@ int cmd_gate(int argc, char **argv)
 		}
 	}
 	if (c.out.format == FORMAT_JSON || c.json_path) {
-		char *text = verdicts_json(&rs, res, count, ret);
+		char *text = verdicts_json(&sides, &rs, res, count, ret);
 		char *doc = NULL;
 
 		if (!text || asprintf(&doc, "%s\n", text) < 0) {
@@ -473,7 +514,7 @@ int cmd_gate(int argc, char **argv)
 			goto out;
 	}
 	if (c.out.format != FORMAT_JSON)
-		print_text(&rs, res, count);
+		print_text(&sides, &rs, res, count);
 	if (!stdout_flushed())
 		ret = EXIT_ENV;
 out:

@@ -255,10 +255,16 @@ static void skip_bars_text(FILE *out, const struct compare *c)
 
 void compare_text(FILE *out, const struct compare *c)
 {
-	fprintf(out, "permscope compare\n  base: %s\n        kernel %s, %zu run%s\n"
-		"  new:  %s\n        kernel %s, %zu run%s\n",
+	char build[2][160];
+
+	build_info_text(&c->base->build, c->base->tool_version, build[0], sizeof(build[0]));
+	build_info_text(&c->new->build, c->new->tool_version, build[1], sizeof(build[1]));
+	fprintf(out, "permscope compare\n  base: %s\n        kernel %s, %zu run%s\n        %s\n"
+		"  new:  %s\n        kernel %s, %zu run%s\n        %s\n",
 		c->base_name, c->base->kernel_release, compare_runs(c->base), compare_runs(c->base) > 1 ? "s" : "",
-		c->new_name, c->new->kernel_release, compare_runs(c->new), compare_runs(c->new) > 1 ? "s" : "");
+		build[0],
+		c->new_name, c->new->kernel_release, compare_runs(c->new), compare_runs(c->new) > 1 ? "s" : "",
+		build[1]);
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
 		fprintf(out, "  mean±sd over runs; Welch's t-test, ~ marks p >= %.2f (not significant)\n",
 			STATS_ALPHA);
@@ -393,12 +399,16 @@ int compare_json(FILE *out, const struct compare *c)
 	for (size_t i = 0; i < c->nrows; i++)
 		if (metric_is_bench(c->rows[i].name))
 			json_array_append_new(bench, row_json(&c->rows[i]));
-	root = json_pack("{s:s,s:{s:s,s:s,s:I},s:{s:s,s:s,s:I},s:s,s:f,s:o}",
+	root = json_pack("{s:s,s:{s:s,s:s,s:I,s:o},s:{s:s,s:s,s:I,s:o},s:s,s:f,s:o}",
 		"format", COMPARE_FORMAT,
 		"base", "path", c->base_name, "kernel", c->base->kernel_release,
 			"runs", (json_int_t)compare_runs(c->base),
+			"build", build_info_known(&c->base->build) ?
+				 build_info_to_json(&c->base->build) : json_null(),
 		"new", "path", c->new_name, "kernel", c->new->kernel_release,
 			"runs", (json_int_t)compare_runs(c->new),
+			"build", build_info_known(&c->new->build) ?
+				 build_info_to_json(&c->new->build) : json_null(),
 		"test", "welch-t", "alpha", STATS_ALPHA,
 		"families", fams);
 	if (json_array_size(bench))

@@ -19,6 +19,7 @@
 #include "statedir.h"
 #include "util.h"
 #include "webconfig.h"
+#include "version.h"
 
 struct daemon {
 	struct recorder rec;
@@ -164,7 +165,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 
 int daemon_run(const struct daemon_opts *o)
 {
-	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER, .stats.buckets = o->buckets };
 	struct probe_opts probe;
 	struct http_server *srv = NULL;
 	struct statedir sd;
@@ -228,7 +229,7 @@ int daemon_run(const struct daemon_opts *o)
 				       o->web->max_version == 12 ? "1.2" : "1.2 and 1.3") : "",
 			o->web->nusers, o->web->nusers == 1 ? "" : "s");
 	recorder_describe(&d.base, families, sizeof(families));
-	pr_info("permscope daemon %s (pid %d): %s", PERMSCOPE_VERSION, (int)getpid(), families);
+	pr_info("permscope daemon %s (pid %d): %s", permscope_version(), (int)getpid(), families);
 	pr_info("snapshots every %g s into %s (the newest %u kept)", o->interval_s, sd.path, o->keep);
 	/* Scripts and tests wait for this line: the endpoint answers from now on. */
 	pr_info("listening on %s://%s/metrics", o->web && o->web->tls ? "https" : "http",

@@ -16,9 +16,11 @@ struct daemon_opts {
 	const char *state_dir;
 	unsigned int keep;      /* snapshots kept in state_dir */
 	const char *listen;     /* ADDR:PORT, already checked by http_parse_listen() */
+	const char *buckets_arg; /* --buckets as given, parsed into buckets */
 	const char *log_path;   /* NULL: stderr */
 	const char *web_config; /* --web-config FILE; NULL: none */
 	struct webconfig *web;  /* that file, loaded (src/webconfig.h); NULL: none */
+	uint64_t buckets;       /* latency bounds /metrics exports (prom_buckets_parse()); 0: default */
 };
 
 /*

@@ -59,7 +59,7 @@ enum {
 	HTTP_CONNECTION_MEMORY = 16 * 1024,
 };
 
-#define LISTEN_FORM "expected ADDR:PORT, e.g. 127.0.0.1:9464 or [::1]:9464"
+#define LISTEN_FORM "expected ADDR:PORT, e.g. 127.0.0.1:23649 or [::1]:23649"
 
 #define CONTENT_TYPE_TEXT "text/plain; charset=utf-8"
 /* The Prometheus text exposition format. */
@@ -137,7 +137,7 @@ int http_parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *s
 		if (!colon)
 			return fail(err, errlen, "missing :PORT; " LISTEN_FORM);
 		if (memchr(arg, ':', colon - arg))
-			return fail(err, errlen, "an IPv6 address goes in brackets: [::1]:9464");
+			return fail(err, errlen, "an IPv6 address goes in brackets: [::1]:23649");
 		family = AF_INET;
 		addr = arg;
 		addrlen = colon - arg;
@@ -181,7 +181,7 @@ int http_parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *s
 
 /* ---- the listening socket ------------------------------------------------- */
 
-/* "127.0.0.1:9464" or "[::1]:9464", and whether that is a loopback address. */
+/* "127.0.0.1:23649" or "[::1]:23649", and whether that is a loopback address. */
 static void describe(const struct sockaddr_storage *ss, char *buf, size_t len, int *loopback)
 {
 	char host[INET6_ADDRSTRLEN] = "?";

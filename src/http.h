@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 
 /* Loopback unless the user names another address: where --listen points by default. */
-#define HTTP_DEFAULT_LISTEN "127.0.0.1:9464"
+#define HTTP_DEFAULT_LISTEN "127.0.0.1:23649"
 
 /*
  * The body of /metrics, malloc'ed (the server frees it), *len its length;
@@ -24,7 +24,7 @@
 typedef char *(*http_render_fn)(void *ctx, size_t *len);
 
 /*
- * Parse ADDR:PORT ("127.0.0.1:9464", "[::1]:9464", "0.0.0.0:9464"; port 0
+ * Parse ADDR:PORT ("127.0.0.1:23649", "[::1]:23649", "0.0.0.0:23649"; port 0
  * picks a free one).  Numeric addresses only: no name is resolved.  0, or
  * -1 with a message for "Error: --listen ADDR: <msg>" in `err`.
  */

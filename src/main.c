@@ -11,8 +11,16 @@
 
 #include "commands.h"
 #include "util.h"
+#include "version.h"
 
-const char *argp_program_version = "permscope " PERMSCOPE_VERSION;
+/* `permscope COMMAND --version` (argp's -V) prints what `permscope --version` does. */
+static void print_version(FILE *out, struct argp_state *state)
+{
+	(void)state;
+	version_print(out, false);
+}
+
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 /*
  * The Makefile's BUG_URL: the issue tracker of the repository this was
  * built from, when its origin is on GitHub or GitLab; empty otherwise (a
@@ -75,8 +83,14 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("%s\n", argp_program_version);
-		return EXIT_OK;
+		bool json = argc > 2 && (!strcmp(argv[2], "--json") || !strcmp(argv[2], "-j"));
+
+		if (argc > 2 + json) {
+			pr_err("--version takes --json alone, not '%s'", argv[2 + json]);
+			return EXIT_USAGE;
+		}
+		version_print(stdout, json);
+		return fflush(stdout) || ferror(stdout) ? EXIT_FAIL : EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))

@@ -111,7 +111,7 @@ void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->exit_status = -1;
-	copy_truncated(p->tool_version, PERMSCOPE_VERSION, sizeof(p->tool_version));
+	copy_truncated(p->tool_version, permscope_version(), sizeof(p->tool_version));
 }
 
 void profile_free(struct profile *p)
@@ -170,6 +170,7 @@ void profile_set_host(struct profile *p)
 {
 	struct utsname u;
 
+	build_info_self(&p->build);
 	host_uname(&u);
 	copy_truncated(p->hostname, u.nodename, sizeof(p->hostname));
 	copy_truncated(p->kernel_release, u.release, sizeof(p->kernel_release));
@@ -414,10 +415,12 @@ char *profile_to_json(const struct profile *p)
 	}
 	format_utc_ns(p->start_ns, start, sizeof(start));
 	format_utc_ns(p->end_ns, end, sizeof(end));
-	root = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:o,s:{s:o,s:o,s:o},s:s,s:s,"
+	/* o*: no "build" for a profile read from one written before builds were kept */
+	root = json_pack("{s:s,s:s,s:o*,s:{s:s,s:s,s:s,s:s,s:s},s:o,s:{s:o,s:o,s:o},s:s,s:s,"
 			 "s:{s:s,s:s},s:o}",
 		"format", PROFILE_FORMAT,
 		"tool", p->tool_version,
+		"build", build_info_known(&p->build) ? build_info_to_json(&p->build) : NULL,
 		"host", "hostname", p->hostname, "kernel_release", p->kernel_release,
 			"kernel_version", p->kernel_version, "machine", p->machine,
 			"boot_id", p->boot_id,
@@ -530,6 +533,44 @@ static uint64_t member_u64(struct reader *r, json_t *obj, const char *path, cons
 		return 0;
 	}
 	return v ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/*
+ * The optional "build" object (written since permscope recorded its build;
+ * an older profile has none, and its build stays unknown): strings, the
+ * revision null for a build made without git.
+ */
+static void read_build(struct reader *r, json_t *v, struct build_info *b)
+{
+	static const struct {
+		const char *key;
+		size_t offset, size;
+		bool nullable;
+	} fields[] = {
+		{ "version", offsetof(struct build_info, version), sizeof(b->version), false },
+		{ "revision", offsetof(struct build_info, revision), sizeof(b->revision), true },
+		{ "libbpf", offsetof(struct build_info, libbpf), sizeof(b->libbpf), false },
+	};
+
+	memset(b, 0, sizeof(*b));
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_object(v)) {
+		fail(r, "build: expected an object, found %s", type_name(v));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		json_t *f = json_object_get(v, fields[i].key);
+
+		if (json_is_string(f))
+			copy_truncated((char *)b + fields[i].offset, json_string_value(f),
+				       fields[i].size);
+		else if (!(fields[i].nullable && json_is_null(f)))
+			fail(r, "build.%s: expected a string%s, found %s", fields[i].key,
+			     fields[i].nullable ? " or null" : "", f ? type_name(f) : "nothing");
+	}
+	if (!b->version[0])
+		fail(r, "build.version: empty");
 }
 
 static void member_str(struct reader *r, json_t *obj, const char *path, const char *key,
@@ -882,6 +923,7 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 		goto out;
 	}
 	member_str(&r, root, "", "tool", p->tool_version, sizeof(p->tool_version));
+	read_build(&r, json_object_get(root, "build"), &p->build);
 	host = member(&r, root, "", "host", JSON_OBJECT);
 	member_str(&r, host, "host", "hostname", p->hostname, sizeof(p->hostname));
 	member_str(&r, host, "host", "kernel_release", p->kernel_release, sizeof(p->kernel_release));

@@ -13,6 +13,7 @@
 
 #include "permscope.h"
 #include "schema.h"
+#include "version.h"
 
 #define PROFILE_FORMAT "permscope-profile/1"
 /* The largest profile read: a daemon's total of a busy year is under 1 MiB. */
@@ -64,7 +65,10 @@ struct fs_result {
 };
 
 struct profile {
-	char tool_version[32];
+	char tool_version[64];
+	/* The build that recorded it (profile_set_host(): version, revision,
+	 * libbpf); all "" in a profile written before builds were kept. */
+	struct build_info build;
 	char hostname[65];
 	char kernel_release[65];
 	char kernel_version[65];

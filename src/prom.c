@@ -268,19 +268,24 @@ static void group_metric(struct prom *pr, const struct profile *p, enum family_i
  * A classic histogram from a log2 one.  Slot i holds the integer
  * nanoseconds [2^i, 2^(i+1) - 1] (slot 0: 0 and 1), so its inclusive upper
  * bound le is 2^(i+1) - 1 ns; the last slot is open, counted only in +Inf.
+ * Only the bounds in `buckets` are written (PROM_BUCKETS_DEFAULT, or
+ * --buckets); the count at each is still every call up to it.
  * +Inf and _count are the outcome's calls, which equal the buckets' total:
  * a reading made while the programs run is settled first (schema_settle()).
  */
 static void latency_series(struct prom *pr, const struct labels *base, const struct hist *h,
-			   __u64 calls)
+			   __u64 calls, uint64_t buckets)
 {
 	struct labels ls = *base;
 	char le[32];
 	__u64 cum = 0;
 
 	label_add(&ls, "le", le);
+	/* every slot counts towards the next bound exported, only chosen bounds are written */
 	for (unsigned int s = 0; s < HIST_SLOTS - 1; s++) {
 		cum += h->slots[s];
+		if (!(buckets & 1ULL << s))
+			continue;
 		format_double(le, sizeof(le), (double)(hist_hi(s) - 1) / 1e9);
 		sample_u64(pr, "_bucket", &ls, cum);
 	}
@@ -291,7 +296,8 @@ static void latency_series(struct prom *pr, const struct labels *base, const str
 }
 
 /* The OUTCOME rows: one counter of the family's events and one histogram. */
-static void outcome_metrics(struct prom *pr, const struct profile *p, enum family_id f)
+static void outcome_metrics(struct prom *pr, const struct profile *p, enum family_id f,
+			    uint64_t buckets)
 {
 	const struct family_schema *fs = &schema[f];
 	const char *what = fs->rows[fs->events].meaning;
@@ -322,7 +328,7 @@ static void outcome_metrics(struct prom *pr, const struct profile *p, enum famil
 				label_add(&ls, "outcome", r->name);
 				if (histogram)
 					latency_series(pr, &ls, schema_hist(r, stats),
-						       *schema_counter(r, stats));
+						       *schema_counter(r, stats), buckets);
 				else
 					sample_u64(pr, "", &ls, *schema_counter(r, stats));
 			}
@@ -354,7 +360,8 @@ static void errnos_metric(struct prom *pr, const struct profile *p, enum family_
 }
 
 /* Every exported row of a family that recorded, in schema order. */
-static void family_metrics(struct prom *pr, const struct profile *p, enum family_id f)
+static void family_metrics(struct prom *pr, const struct profile *p, enum family_id f,
+			   uint64_t buckets)
 {
 	const struct family_schema *fs = &schema[f];
 
@@ -371,7 +378,7 @@ static void family_metrics(struct prom *pr, const struct profile *p, enum family
 			break;
 		case ROW_OUTCOME:
 			if (first_of(fs, i, both_outcomes))
-				outcome_metrics(pr, p, f);
+				outcome_metrics(pr, p, f, buckets);
 			break;
 		case ROW_ERRNOS:
 			if (!absent)
@@ -390,9 +397,15 @@ static void cross_family(struct prom *pr, const struct profile *p)
 {
 	struct labels ls = { .n = 0 };
 
+	/* a profile older than its "build" object: its tool version, the rest unknown */
+	bool known = build_info_known(&p->build);
+
 	begin(pr, "gauge", "permscope_build_info");
-	help(pr, "permscope's version and the kernel release it runs on; always 1");
-	label_add(&ls, "version", p->tool_version);
+	help(pr, "permscope's version and revision, the libbpf it runs with and the kernel "
+	     "release it runs on; always 1");
+	label_add(&ls, "version", known ? p->build.version : p->tool_version);
+	label_add(&ls, "revision", known && p->build.revision[0] ? p->build.revision : "unknown");
+	label_add(&ls, "libbpf", known ? p->build.libbpf : "unknown");
 	label_add(&ls, "kernel", p->kernel_release);
 	sample_u64(pr, "", &ls, 1);
 	end(pr);
@@ -474,7 +487,7 @@ char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *
 	cross_family(&pr, p);
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		if (p->fam[f].status == FAMILY_OK)
-			family_metrics(&pr, p, f);
+			family_metrics(&pr, p, f, d && d->buckets ? d->buckets : PROM_BUCKETS_DEFAULT);
 	if (d)
 		daemon_metrics(&pr, d);
 	if (fclose(pr.out) || pr.failed) {
@@ -483,4 +496,163 @@ char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *
 		return NULL;
 	}
 	return buf;
+}
+
+/* ---- --buckets ------------------------------------------------------------ */
+
+/* The largest bound, 2^39 ns: slot 38's; slot 39 is open. */
+#define BOUND_MAX_LOG2 (HIST_SLOTS - 1)
+
+/* NS as the shortest exact duration: 128ns, 1.024us, 1.073741824s. */
+static void format_bound(uint64_t ns, char *buf, size_t size)
+{
+	static const struct {
+		const char *unit;
+		uint64_t scale;
+	} units[] = { { "s", 1000000000ULL }, { "ms", 1000000ULL }, { "us", 1000ULL } };
+	int digits = 9;
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++, digits -= 3) {
+		char frac[16];
+		int n;
+
+		if (ns < units[i].scale)
+			continue;
+		n = snprintf(frac, sizeof(frac), "%0*llu", digits,
+			     (unsigned long long)(ns % units[i].scale));
+		while (n > 0 && frac[n - 1] == '0')
+			frac[--n] = 0;
+		snprintf(buf, size, "%llu%s%s%s", (unsigned long long)(ns / units[i].scale),
+			 n ? "." : "", frac, units[i].unit);
+		return;
+	}
+	snprintf(buf, size, "%lluns", (unsigned long long)ns);
+}
+
+/*
+ * One duration, S up to END, in whole nanoseconds: DIGITS[.DIGITS]UNIT, or
+ * 2^K.  0, or -1 with why in err.
+ */
+static int parse_duration(const char *s, const char *end, uint64_t *ns, char *err,
+			  size_t errlen)
+{
+	static const struct {
+		const char *unit;
+		int exp10;
+	} units[] = { { "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 } };
+	unsigned __int128 v = 0;
+	int frac = -1, exp10 = -1;
+	const char *p = s;
+
+	if (end - s > 2 && s[0] == '2' && s[1] == '^') {
+		unsigned k = 0;
+
+		for (p = s + 2; p < end && *p >= '0' && *p <= '9' && k < 100; p++)
+			k = k * 10 + (*p - '0');
+		if (p != end || p == s + 2 || k > 63) {
+			snprintf(err, errlen, "'%.*s': expected 2^K, K a number of bits", (int)(end - s), s);
+			return -1;
+		}
+		*ns = 1ULL << k;
+		return 0;
+	}
+	for (; p < end && ((*p >= '0' && *p <= '9') || (*p == '.' && frac < 0)); p++) {
+		if (*p == '.') {
+			frac = 0;
+			continue;
+		}
+		if (v > (unsigned __int128)1 << 80)
+			break;
+		v = v * 10 + (*p - '0');
+		frac += frac >= 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if ((size_t)(end - p) == strlen(units[i].unit) && !strncmp(p, units[i].unit, end - p))
+			exp10 = units[i].exp10;
+	if (p == s || (p == s + 1 && *s == '.') || exp10 < 0) {
+		snprintf(err, errlen, "'%.*s': expected a duration with its unit (128ns, 1.024us, "
+			 "1.073741824s) or 2^K", (int)(end - s), s);
+		return -1;
+	}
+	exp10 -= frac > 0 ? frac : 0;
+	for (; exp10 > 0; exp10--)
+		v *= 10;
+	for (; exp10 < 0; exp10++) {
+		if (v % 10) {
+			snprintf(err, errlen, "'%.*s': not a whole number of nanoseconds",
+				 (int)(end - s), s);
+			return -1;
+		}
+		v /= 10;
+	}
+	*ns = v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+	return 0;
+}
+
+/* The slot whose bound is NS (2^(slot+1) ns), or -1 with the nearest bounds in err. */
+static int bound_slot(const char *s, const char *end, uint64_t ns, char *err, size_t errlen)
+{
+	char lo[32], hi[32];
+	int k;
+
+	if (ns && !(ns & (ns - 1)) && ns >= 2 && ns <= 1ULL << BOUND_MAX_LOG2)
+		return __builtin_ctzll(ns) - 1;
+	k = ns ? 63 - __builtin_clzll(ns) : 0; /* 2^k <= ns < 2^(k+1) */
+	if (k < 1) {
+		format_bound(2, hi, sizeof(hi));
+		snprintf(err, errlen, "%.*s is not a bucket bound; the smallest is %s (2^1 ns)",
+			 (int)(end - s), s, hi);
+	} else if (k >= BOUND_MAX_LOG2) {
+		format_bound(1ULL << BOUND_MAX_LOG2, lo, sizeof(lo));
+		snprintf(err, errlen, "%.*s is not a bucket bound; the largest is %s (2^%d ns): "
+			 "slower calls are in +Inf", (int)(end - s), s, lo, BOUND_MAX_LOG2);
+	} else {
+		format_bound(1ULL << k, lo, sizeof(lo));
+		format_bound(1ULL << (k + 1), hi, sizeof(hi));
+		snprintf(err, errlen, "%.*s is not a bucket bound; the nearest are %s (2^%d ns) and "
+			 "%s (2^%d ns): the histograms count in powers of two of nanoseconds",
+			 (int)(end - s), s, lo, k, hi, k + 1);
+	}
+	return -1;
+}
+
+int prom_buckets_parse(const char *arg, uint64_t *slots, char *err, size_t errlen)
+{
+	uint64_t set = 0;
+
+	if (!strcmp(arg, "all")) {
+		*slots = PROM_BUCKETS_ALL;
+		return 0;
+	}
+	for (const char *item = arg, *next;; item = next + 1) {
+		const char *end = strchr(item, ','), *dots;
+		uint64_t from_ns, to_ns;
+		int from, to;
+
+		next = end ? end : item + strlen(item);
+		end = next;
+		if (item == end) {
+			snprintf(err, errlen, "an empty bound (expected bounds and FROM..TO ranges, "
+				 "comma-separated, e.g. %s)", PROM_BUCKETS_DEFAULT_TEXT);
+			return -1;
+		}
+		dots = memmem(item, end - item, "..", 2);
+		if (parse_duration(item, dots ? dots : end, &from_ns, err, errlen) ||
+		    (from = bound_slot(item, dots ? dots : end, from_ns, err, errlen)) < 0)
+			return -1;
+		to = from;
+		if (dots && (parse_duration(dots + 2, end, &to_ns, err, errlen) ||
+			     (to = bound_slot(dots + 2, end, to_ns, err, errlen)) < 0))
+			return -1;
+		if (to < from) {
+			snprintf(err, errlen, "'%.*s': FROM is above TO", (int)(end - item), item);
+			return -1;
+		}
+		for (int s = from; s <= to; s++)
+			set |= 1ULL << s;
+		if (!*next)
+			break;
+	}
+	*slots = set;
+	return 0;
 }

@@ -20,7 +20,29 @@ struct prom_daemon {
 	uint64_t snapshot_errors;     /* snapshots that could not be written */
 	uint64_t last_snapshot_ns;    /* CLOCK_REALTIME of the newest; 0: none yet */
 	struct http_stats http;       /* the endpoint's answers by status code */
+	uint64_t buckets;             /* latency bounds exported (--buckets); 0: the default */
 };
+
+/*
+ * The latency histograms' bucket bounds that /metrics exports, one bit a
+ * log2 slot: bit s is the bound 2^(s+1) ns of slot s, exported as
+ * le = (2^(s+1) - 1) ns, the last nanosecond the slot holds, the only
+ * bounds whose cumulative counts are exact.  Slot 39, open at the top, has
+ * none: +Inf holds it.  By default 128 ns (slot 6) to 2^30 ns, about 1.07 s
+ * (slot 29): what the probed calls take, without the always-empty rest.
+ */
+#define PROM_BUCKETS_ALL ((1ULL << (HIST_SLOTS - 1)) - 1)
+#define PROM_BUCKETS_DEFAULT (((1ULL << 30) - 1) & ~((1ULL << 6) - 1))
+#define PROM_BUCKETS_DEFAULT_TEXT "128ns..1.073741824s"
+
+/*
+ * Parse --buckets: a comma list of bounds and FROM..TO ranges of them,
+ * each a power of two of nanoseconds with a unit (128ns, 1.024us,
+ * 1.073741824s) or as 2^K (2^7..2^30); "all" for every bound.  0 with
+ * *slots set, or -1 with why in `err` (for "Error: --buckets ARG: <err>"),
+ * naming the nearest bounds when a value is not one.
+ */
+int prom_buckets_parse(const char *arg, uint64_t *slots, char *err, size_t errlen);
 
 /*
  * Render `p`, the running total since the probes attached (p->start_ns), as

@@ -412,6 +412,9 @@ static json_t *to_json(const struct profile *p, const struct verify_result *r,
 	json_object_set_new(root, "format", json_string(VERIFY_FORMAT));
 	json_object_set_new(root, "kernel_release", json_string(p->kernel_release));
 	json_object_set_new(root, "hostname", json_string(p->hostname));
+	/* which build judged: a verdict is the kernel's and this permscope's */
+	json_object_set_new(root, "build", build_info_known(&p->build) ?
+			    build_info_to_json(&p->build) : json_null());
 	cmd = p->command ? json_array() : json_null();
 	for (char **a = p->command; a && *a; a++)
 		json_array_append_new(cmd, json_string(*a));

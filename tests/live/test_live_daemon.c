@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "testutil.h"
 
 #include "profile.h"
@@ -299,6 +301,80 @@ static void metrics_move_by_exactly_the_workloads_calls(void **state)
 	assert_int_equal(daemon_stop(&d, NULL), 0);
 	free(before);
 	free(after);
+}
+
+/* Lines of METRICS that start with NAME{ and hold WITH. */
+static int count_lines(const char *metrics, const char *name, const char *with)
+{
+	int n = 0;
+
+	for (const char *l = metrics; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		size_t len = strcspn(l, "\n");
+
+		n += !strncmp(l, name, strlen(name)) && l[strlen(name)] == '{' &&
+		     memmem(l, len, with, strlen(with));
+	}
+	return n;
+}
+
+/*
+ * The daemon names its build (permscope_build_info, every snapshot) as
+ * --version does, and exports the bucket bounds asked for, by default 128
+ * ns to 2^30 ns: 24 bounds and +Inf an outcome, each count exact.
+ */
+static void the_daemon_names_its_build_and_exports_the_chosen_buckets(void **state)
+{
+	static const char *const bucket = "permscope_access_latency_seconds_bucket";
+	char *m, want[256], err[512];
+	struct profile p;
+	struct daemon d;
+	double calls;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	daemon_start(&d, "buckets-default", "psd-bdefault", "1", NULL);
+	run_caller("psd-bdefault", 40, 2);
+	m = scrape(&d);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	snprintf(want, sizeof(want), "libbpf=\"%s\",revision=\"%s\",version=\"%s\"} 1\n",
+		 libbpf_version_string(), permscope_revision()[0] ? permscope_revision() : "unknown",
+		 permscope_version());
+	assert_contains(m, want);
+	assert_int_equal(count_lines(m, bucket, "outcome=\"fast\""), 25);
+	assert_int_equal(count_lines(m, bucket, "le=\"1.27e-07\""), 4);
+	assert_int_equal(count_lines(m, bucket, "le=\"1.073741823\""), 4);
+	assert_int_equal(count_lines(m, bucket, "le=\"6.3e-08\""), 0);
+	assert_int_equal(count_lines(m, bucket, "le=\"2.147483647\""), 0);
+	free(m);
+	/* the snapshot names the same build */
+	assert_int_equal(statedir_profile_read(d.state, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.build.version, permscope_version());
+	assert_string_equal(p.build.revision, permscope_revision());
+	assert_string_equal(p.build.libbpf, libbpf_version_string());
+	profile_free(&p);
+
+	daemon_start(&d, "buckets-chosen", "psd-bchosen", "1", "--buckets=1.024us,1.048576ms");
+	run_caller("psd-bchosen", 40, 2);
+	m = scrape(&d);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	/* two bounds and +Inf an outcome; +Inf and _count are every call */
+	assert_int_equal(count_lines(m, bucket, "outcome=\"fast\""), 3);
+	assert_int_equal(count_lines(m, bucket, "le=\"1.023e-06\""), 4);
+	assert_int_equal(count_lines(m, bucket, "le=\"0.001048575\""), 4);
+	calls = metric_sum(m, ACCESS_CALLS, NULL);
+	assert_true(calls >= 40);
+	assert_true(metric_sum(m, bucket, "le=\"+Inf\"") == calls);
+	assert_true(metric_sum(m, "permscope_access_latency_seconds_count", NULL) == calls);
+	assert_true(metric_sum(m, bucket, "le=\"1.023e-06\"") <=
+		    metric_sum(m, bucket, "le=\"0.001048575\""));
+	free(m);
+
+	/* a bound that is none: bad usage, before anything attaches */
+	assert_int_equal(permscope("daemon", "--buckets", "1ms", "--state-dir",
+				   tmp_path("buckets-bad"), NULL), 2);
+	assert_string_equal(err_text, "Error: --buckets 1ms: 1ms is not a bucket bound; the "
+			    "nearest are 524.288us (2^19 ns) and 1.048576ms (2^20 ns): the "
+			    "histograms count in powers of two of nanoseconds\n");
 }
 
 /* promtool, the Prometheus project's own linter, accepts the exposition. */
@@ -942,6 +1018,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(metrics_move_by_exactly_the_workloads_calls),
+		cmocka_unit_test(the_daemon_names_its_build_and_exports_the_chosen_buckets),
 		cmocka_unit_test(promtool_accepts_the_exposition),
 		cmocka_unit_test(prometheus_scrapes_exactly_the_workloads_counts),
 		cmocka_unit_test(sigterm_writes_a_final_snapshot_equal_to_the_metrics),

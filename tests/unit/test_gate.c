@@ -601,13 +601,21 @@ static void significance_over_runs(void **state)
 /* ---- the binary ----------------------------------------------------------- */
 
 /* stock.json (every access call avoidable), fast.json (none), lookup/mismatch ones. */
+/* The build stock.json names; fast.json, like a profile older than builds, names none. */
+#define STOCK_BUILD "permscope 0.2.0-3-g0123456 (libbpf v1.4)"
+#define FAST_BUILD "permscope 0.1.0 (build unknown: written before builds were kept)"
+
 static void write_profiles(void)
 {
 	struct profile p;
 
 	access_profile(&p, MODE_TRACEPOINT, 1000);
+	strcpy(p.build.version, "0.2.0-3-g0123456");
+	strcpy(p.build.revision, "0123456789abcdef0123456789abcdef01234567");
+	strcpy(p.build.libbpf, "v1.4");
 	save(&p, "stock.json");
 	access_profile(&p, MODE_TRACEPOINT, 0);
+	strcpy(p.tool_version, "0.1.0");
 	save(&p, "fast.json");
 	access_profile(&p, MODE_FENTRY, 0);
 	save(&p, "fentry.json");
@@ -616,24 +624,32 @@ static void write_profiles(void)
 static void gate_exit_statuses_and_text_output(void **state)
 {
 	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json"), *rules;
+	char expected[2048];
 
 	(void)state;
 	write_profiles();
 	rules = write_tmp_file("ok.rules", "access.avoidable_per_call <= 0.01\naccess.unsafe == 0\n");
 	assert_int_equal(permscope("gate", "--base", stock, "--new", fast, "--rules", rules,
 				   NULL), 0);
-	assert_string_equal(out_text,
+	/* both builds named first: a verdict is about the change between them */
+	snprintf(expected, sizeof(expected),
+		"gate: base %s: " STOCK_BUILD "\n"
+		"gate: new  %s: " FAST_BUILD "\n"
 		"PASS  access.avoidable_per_call  new 0  base 1  threshold <= 0.01\n"
 		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
-		"gate: 2 passed, 0 failed, 0 without verdict\n");
+		"gate: 2 passed, 0 failed, 0 without verdict\n", stock, fast);
+	assert_string_equal(out_text, expected);
 	assert_string_equal(err_text, "");
 
 	/* the other way round: the fast path was lost */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, NULL), 1);
-	assert_string_equal(out_text,
+	snprintf(expected, sizeof(expected),
+		"gate: base %s: " FAST_BUILD "\n"
+		"gate: new  %s: " STOCK_BUILD "\n"
 		"FAIL  access.avoidable_per_call  new 1  base 0  threshold <= 0.01\n"
 		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
-		"gate: 1 passed, 1 failed, 0 without verdict\n");
+		"gate: 1 passed, 1 failed, 0 without verdict\n", fast, stock);
+	assert_string_equal(out_text, expected);
 	/* -q: only what did not pass */
 	assert_int_equal(permscope("gate", "-q", "-b", fast, "-n", stock, "-r", rules, NULL), 1);
 	assert_string_equal(out_text,
@@ -874,6 +890,16 @@ static void gate_json_output_parses(void **state)
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "fail");
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 1);
 	assert_int_equal(json_array_size(json_object_get(root, "rules")), 2);
+	/* both sides' builds: the base's unknown (null), the new one's as recorded */
+	r = json_object_get(root, "base");
+	assert_string_equal(json_string_value(json_object_get(r, "path")), fast);
+	assert_string_equal(json_string_value(json_object_get(r, "tool")), "0.1.0");
+	assert_true(json_is_null(json_object_get(r, "build")));
+	r = json_object_get(json_object_get(root, "new"), "build");
+	assert_string_equal(json_string_value(json_object_get(r, "version")), "0.2.0-3-g0123456");
+	assert_string_equal(json_string_value(json_object_get(r, "revision")),
+			    "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(json_string_value(json_object_get(r, "libbpf")), "v1.4");
 
 	r = json_array_get(json_object_get(root, "rules"), 0);
 	assert_string_equal(json_string_value(json_object_get(r, "rule")),
@@ -945,7 +971,7 @@ static void gate_junit_file(void **state)
 	struct profile p;
 	struct fs_result *fs;
 	const char *rules, *junit = tmp_path("gate.xml");
-	char *xml;
+	char *xml, expected[4096];
 
 	(void)state;
 	write_profiles();
@@ -955,12 +981,15 @@ static void gate_junit_file(void **state)
 	fs->s.checks = 10;
 	profile_sort_fs(&p);
 	set_access(&p, MODE_TRACEPOINT, 1000);
+	strcpy(p.build.version, "0.2.0<&>");
+	strcpy(p.build.libbpf, "v1.4");
 	save(&p, "lookup-base.json");
 	lookup_profile(&p, "tmpfs", 500);
 	fs = profile_add_fs(&p, "x&\"'y");
 	fs->s.checks = 10;
 	profile_sort_fs(&p);
 	set_access(&p, MODE_FENTRY, 0);
+	strcpy(p.tool_version, "0.1.0");
 	save(&p, "lookup-cur.json");
 
 	rules = write_tmp_file("junit.rules",
@@ -972,10 +1001,17 @@ static void gate_junit_file(void **state)
 				   NULL), 1);
 	xml = slurp(junit, NULL);
 	assert_non_null(xml);
-	assert_string_equal(xml,
+	snprintf(expected, sizeof(expected),
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuite name=\"permscope gate\" tests=\"3\" failures=\"1\" errors=\"0\" "
 		"skipped=\"1\">\n"
+		"  <properties>\n"
+		"    <property name=\"base\" value=\"%s\"/>\n"
+		"    <property name=\"base.build\" value=\"permscope 0.2.0&lt;&amp;&gt; "
+		"(libbpf v1.4)\"/>\n"
+		"    <property name=\"new\" value=\"%s\"/>\n"
+		"    <property name=\"new.build\" value=\"" FAST_BUILD "\"/>\n"
+		"  </properties>\n"
 		"  <testcase classname=\"permscope.gate\" name=\"lookup.checks[x&amp;&quot;&apos;y] "
 		"&lt; 20\"/>\n"
 		"  <testcase classname=\"permscope.gate\" name=\"lookup.did_skip_ratio[tmpfs] &gt;= "
@@ -987,7 +1023,8 @@ static void gate_junit_file(void **state)
 		"    <skipped message=\"the access family attached with tracepoint in the base "
 		"profile but fentry in the new profile\"/>\n"
 		"  </testcase>\n"
-		"</testsuite>\n");
+		"</testsuite>\n", tmp_path("lookup-base.json"), tmp_path("lookup-cur.json"));
+	assert_string_equal(xml, expected);
 	free(xml);
 	/* the text output is printed as well */
 	assert_contains(out_text, "gate: 1 passed, 1 failed, 1 without verdict\n");

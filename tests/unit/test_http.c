@@ -291,11 +291,11 @@ static void listen_takes_numeric_addresses_with_a_port(void **state)
 		const char *addr;
 		unsigned int port;
 	} ok[] = {
-		{ "127.0.0.1:9464", AF_INET, "127.0.0.1", 9464 },
+		{ "127.0.0.1:23649", AF_INET, "127.0.0.1", 23649 },
 		{ "0.0.0.0:0", AF_INET, "0.0.0.0", 0 },
 		{ "192.0.2.2:65535", AF_INET, "192.0.2.2", 65535 },
 		{ "127.0.0.1:00080", AF_INET, "127.0.0.1", 80 },
-		{ "[::1]:9464", AF_INET6, "::1", 9464 },
+		{ "[::1]:23649", AF_INET6, "::1", 23649 },
 		{ "[::]:0", AF_INET6, "::", 0 },
 		{ "[fd00::2]:1", AF_INET6, "fd00::2", 1 },
 		{ "[2001:db8:0:0:0:0:0:1]:443", AF_INET6, "2001:db8::1", 443 },
@@ -333,11 +333,11 @@ static void listen_refuses_names_junk_and_missing_parts_saying_what_it_expects(v
 		const char *arg;
 		const char *says;
 	} bad[] = {
-		{ "", "expected ADDR:PORT, e.g. 127.0.0.1:9464 or [::1]:9464" },
+		{ "", "expected ADDR:PORT, e.g. 127.0.0.1:23649 or [::1]:23649" },
 		{ "127.0.0.1", "missing :PORT; expected ADDR:PORT" },
 		{ "127.0.0.1:", "missing port after ':'" },
-		{ ":9464", "missing address before :PORT" },
-		{ "localhost:9464", "'localhost' is not a numeric IPv4 address (names are not resolved)" },
+		{ ":23649", "missing address before :PORT" },
+		{ "localhost:23649", "'localhost' is not a numeric IPv4 address (names are not resolved)" },
 		{ "example.com:80", "names are not resolved" },
 		{ "localhost", "missing :PORT" },
 		{ "127.0.0.1:65536", "port 65536 is out of range (0..65535" },
@@ -351,11 +351,11 @@ static void listen_refuses_names_junk_and_missing_parts_saying_what_it_expects(v
 		{ "010.0.0.1:80", "not a numeric IPv4 address" },
 		{ "256.0.0.1:80", "not a numeric IPv4 address" },
 		{ " 127.0.0.1:80", "not a numeric IPv4 address" },
-		{ "*:9464", "not a numeric IPv4 address" },
-		{ "::1:9464", "an IPv6 address goes in brackets: [::1]:9464" },
+		{ "*:23649", "not a numeric IPv4 address" },
+		{ "::1:23649", "an IPv6 address goes in brackets: [::1]:23649" },
 		{ "[::1]", "missing :PORT after ']'" },
-		{ "[::1]9464", "missing :PORT after ']'" },
-		{ "[::1:9464", "'[' without ']'" },
+		{ "[::1]23649", "missing :PORT after ']'" },
+		{ "[::1:23649", "'[' without ']'" },
 		{ "[]:80", "missing address" },
 		{ "[127.0.0.1]:80", "'127.0.0.1' is not a numeric IPv6 address" },
 		{ "[fe80::1%eth0]:80", "not a numeric IPv6 address" },
@@ -384,7 +384,7 @@ static void start_refuses_what_it_cannot_listen_on_saying_why(void **state)
 		const char *listen;
 		const char *says;
 	} bad[] = {
-		{ "localhost:9464", "--listen localhost:9464: 'localhost' is not a numeric" },
+		{ "localhost:23649", "--listen localhost:23649: 'localhost' is not a numeric" },
 		/* TEST-NET-3 (RFC 5737): documentation only, never a local address. */
 		{ "203.0.113.7:0", "203.0.113.7:0: not an address of this machine" },
 	};

@@ -177,6 +177,9 @@ static void build_degraded_profile(struct profile *p)
 static void assert_profiles_equal(const struct profile *want, const struct profile *got)
 {
 	assert_string_equal(got->tool_version, want->tool_version);
+	assert_string_equal(got->build.version, want->build.version);
+	assert_string_equal(got->build.revision, want->build.revision);
+	assert_string_equal(got->build.libbpf, want->build.libbpf);
 	assert_string_equal(got->hostname, want->hostname);
 	assert_string_equal(got->kernel_release, want->kernel_release);
 	assert_string_equal(got->kernel_version, want->kernel_version);
@@ -271,6 +274,83 @@ static void clocksource_is_optional_and_marks_a_coarse_clock(void **state)
 	memcpy(at, "12345", 5);
 	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), -1);
 	assert_contains(err, "host.clocksource: expected a string");
+	free(text);
+	profile_free(&p);
+}
+
+/* TEXT, a profile, with "build" set to BUILD is refused with an error containing WHY. */
+static void assert_build_refused(const char *text, json_t *build, const char *why)
+{
+	json_t *root = json_loads(text, 0, NULL);
+	struct profile back;
+	char err[512] = "", *bad;
+
+	assert_non_null(root);
+	json_object_set_new(root, "build", build);
+	bad = json_dumps(root, 0);
+	assert_int_equal(profile_from_json(bad, &back, err, sizeof(err)), -1);
+	assert_contains(err, why);
+	free(bad);
+	json_decref(root);
+}
+
+/*
+ * A profile made where its host facts are gathered (profile_set_host(), as
+ * record, verify, the daemon and bench do) names the build that made it,
+ * right after "tool"; one written before builds were kept has no "build"
+ * and reads back with the build unknown; a "build" of the wrong shape is
+ * refused.
+ */
+static void a_profile_names_its_build_and_an_old_one_reads_unknown(void **state)
+{
+	struct profile p, back;
+	struct build_info self;
+	char err[512] = "", *text, want[256];
+
+	(void)state;
+	profile_init(&p);
+	profile_set_host(&p);
+	build_info_self(&self);
+	assert_true(build_info_known(&p.build));
+	assert_memory_equal(&p.build, &self, sizeof(self));
+	assert_string_equal(p.build.version, permscope_version());
+	assert_string_equal(p.tool_version, permscope_version());
+	assert_round_trip(&p);
+	text = profile_to_json(&p);
+	snprintf(want, sizeof(want), "\"tool\": \"%s\",\n  \"build\": {\n    \"version\": \"%s\",",
+		 permscope_version(), permscope_version());
+	assert_contains(text, want);
+	snprintf(want, sizeof(want), "\"libbpf\": \"%s\"", self.libbpf);
+	assert_contains(text, want);
+	free(text);
+
+	/* a build made without git: revision null */
+	p.build.revision[0] = 0;
+	text = profile_to_json(&p);
+	assert_contains(text, "\"revision\": null");
+	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), 0);
+	assert_string_equal(back.build.revision, "");
+	assert_true(build_info_known(&back.build));
+	profile_free(&back);
+	free(text);
+
+	/* older than builds: nothing written, unknown read */
+	memset(&p.build, 0, sizeof(p.build));
+	text = profile_to_json(&p);
+	assert_not_contains(text, "\"build\"");
+	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), 0);
+	assert_false(build_info_known(&back.build));
+	profile_free(&back);
+	free(text);
+
+	/* the wrong shapes */
+	build_info_self(&p.build);
+	text = profile_to_json(&p);
+	assert_build_refused(text, json_integer(7), "build: expected an object, found");
+	assert_build_refused(text, json_pack("{s:s,s:n,s:i}", "version", "1", "revision",
+					     "libbpf", 12), "build.libbpf: expected a string, found");
+	assert_build_refused(text, json_pack("{s:s,s:s}", "version", "", "libbpf", "v1"),
+			     "build.revision: expected a string or null, found nothing");
 	free(text);
 	profile_free(&p);
 }
@@ -824,6 +904,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(full_profile_survives_json_round_trip),
+		cmocka_unit_test(a_profile_names_its_build_and_an_old_one_reads_unknown),
 		cmocka_unit_test(clocksource_is_optional_and_marks_a_coarse_clock),
 		cmocka_unit_test(unavailable_and_not_requested_families_survive_round_trip),
 		cmocka_unit_test(histogram_buckets_are_written_as_log2_ranges),

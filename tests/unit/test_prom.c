@@ -6,6 +6,7 @@
  * escaping), promtool's verdict, docs/metrics.md naming every metric, and
  * tests/unit/golden/metrics.prom for the sample profile.
  */
+#include <bpf/libbpf.h>
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -288,6 +289,9 @@ static void free_names(char **names)
 
 /* ---- the golden file ----------------------------------------------------- */
 
+/* Every bound of every slot, as before --buckets: what the exact-bound tests read. */
+static const struct prom_daemon all_buckets = { .buckets = PROM_BUCKETS_ALL };
+
 static const struct prom_daemon daemon_seen = {
 	.snapshots_written = 3,
 	.snapshot_errors = 1,
@@ -381,7 +385,7 @@ static void latency_buckets_are_cumulative_in_seconds_and_count_the_calls(void *
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 		hist_add(h, ns[i]);
 	p.access.calls[ACCESS_FAST] = 6;
-	text = render(&p, NULL);
+	text = render(&p, &all_buckets);
 
 #define B "permscope_access_latency_seconds_bucket{mode=\"kprobe\",outcome=\"fast\","
 	assert_line(text, "# TYPE permscope_access_latency_seconds histogram");
@@ -399,7 +403,7 @@ static void latency_buckets_are_cumulative_in_seconds_and_count_the_calls(void *
 	/* (1 + 3 + 1000 + 1500 + 5000 + 2^39 + 5) ns */
 	assert_line(text, "permscope_access_latency_seconds_sum{mode=\"kprobe\",outcome=\"fast\"} "
 			  "549.755821397");
-	/* every bucket, every time: 39 bounds and +Inf, for an outcome never seen too */
+	/* every bucket asked for, every time: 39 bounds and +Inf, for an outcome never seen too */
 	for (bucket = strstr(text, B); bucket; bucket = strstr(bucket + 1, B))
 		nbuckets++;
 	assert_int_equal(nbuckets, HIST_SLOTS);
@@ -424,7 +428,7 @@ static void every_bucket_bound_is_the_last_nanosecond_of_its_slot(void **state)
 
 	(void)state;
 	empty_profile(&p);
-	text = render(&p, NULL);
+	text = render(&p, &all_buckets);
 	for (at = strstr(text, key); at; at = strstr(at, key), s++) {
 		__u64 last = (2ULL << s) - 1;
 		char *end;
@@ -443,6 +447,182 @@ static void every_bucket_bound_is_the_last_nanosecond_of_its_slot(void **state)
 	}
 	assert_int_equal(s, HIST_SLOTS);
 	free(text);
+	profile_free(&p);
+}
+
+/*
+ * By default the bounds from 128 ns to 2^30 ns (slots 6 to 29): 24 bounds
+ * and +Inf.  What a slot below 6 counted is in every exported bound's
+ * cumulative count, what slots 30 to 39 counted in +Inf alone; _sum and
+ * _count stay exact.
+ */
+static void default_buckets_are_128ns_to_about_1s_and_stay_exact(void **state)
+{
+	static const __u64 ns[] = { 1, 100, 127, 128, 5000, 1073741823, 1073741824, 1ULL << 39 };
+	static const char key[] = "permscope_access_latency_seconds_bucket{mode=\"kprobe\","
+				  "outcome=\"fast\",le=\"";
+	struct hist *h;
+	struct profile p;
+	unsigned int s = 6, n = 0;
+	const char *at;
+	char *text;
+
+	(void)state;
+	empty_profile(&p);
+	h = &p.access.latency[ACCESS_FAST];
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		hist_add(h, ns[i]);
+	p.access.calls[ACCESS_FAST] = 8;
+	text = render(&p, NULL);
+	for (at = strstr(text, key); at; at = strstr(at, key), n++) {
+		at += strlen(key);
+		if (!strncmp(at, "+Inf\"", 5))
+			continue;
+		assert_true(strtod(at, NULL) == (double)((2ULL << s) - 1) / 1e9);
+		s++;
+	}
+	assert_int_equal(s, 30);
+	assert_int_equal(n, 24 + 1);
+#define B "permscope_access_latency_seconds_bucket{mode=\"kprobe\",outcome=\"fast\","
+	assert_line(text, B "le=\"1.27e-07\"} 3");
+	assert_line(text, B "le=\"2.55e-07\"} 4");
+	assert_line(text, B "le=\"8.191e-06\"} 5");
+	assert_line(text, B "le=\"0.536870911\"} 5");
+	assert_line(text, B "le=\"1.073741823\"} 6");
+	assert_line(text, B "le=\"+Inf\"} 8");
+	assert_not_contains(text, "le=\"6.3e-08\"");
+	assert_not_contains(text, "le=\"2.147483647\"");
+#undef B
+	assert_line(text, "permscope_access_latency_seconds_count{mode=\"kprobe\",outcome=\"fast\"} 8");
+	/* (1 + 100 + 127 + 128 + 5000 + 2^30 - 1 + 2^30 + 2^39) ns */
+	assert_line(text, "permscope_access_latency_seconds_sum{mode=\"kprobe\",outcome=\"fast\"} "
+			  "551.903302891");
+	free(text);
+	profile_free(&p);
+}
+
+/* --buckets picks any set of slot bounds; the counts at each are the same as with all. */
+static void chosen_buckets_are_exported_alone_with_exact_counts(void **state)
+{
+	struct prom_daemon d = { .buckets = 0 };
+	struct profile p;
+	char err[256];
+	char *text;
+
+	(void)state;
+	empty_profile(&p);
+	hist_add(&p.exec.latency[EXEC_OK], 3000);
+	hist_add(&p.exec.latency[EXEC_OK], 70000);
+	p.exec.calls[EXEC_OK] = 2;
+	assert_int_equal(prom_buckets_parse("4.096us,2^20", &d.buckets, err, sizeof(err)), 0);
+	text = render(&p, &d);
+#define B "permscope_exec_latency_seconds_bucket{mode=\"tracepoint\",outcome=\"ok\","
+	assert_line(text, B "le=\"4.095e-06\"} 1");
+	assert_line(text, B "le=\"0.001048575\"} 2");
+	assert_line(text, B "le=\"+Inf\"} 2");
+	assert_int_equal(strstr(strstr(strstr(text, B) + 1, B) + 1, B) != NULL, 1);
+	assert_null(strstr(strstr(strstr(strstr(text, B) + 1, B) + 1, B) + 1, B));
+#undef B
+	free(text);
+	profile_free(&p);
+}
+
+/*
+ * What --buckets accepts: single bounds, FROM..TO, lists, 2^K, every unit,
+ * "all"; anything that is not a power of two of nanoseconds from 2 ns to
+ * 2^39 ns is refused naming the nearest bounds.
+ */
+static void buckets_option_takes_slot_bounds_and_names_the_nearest_otherwise(void **state)
+{
+	static const struct {
+		const char *arg;
+		uint64_t slots;
+	} good[] = {
+		{ PROM_BUCKETS_DEFAULT_TEXT, PROM_BUCKETS_DEFAULT },
+		{ "2^7..2^30", PROM_BUCKETS_DEFAULT },
+		{ "128ns..1073741824ns", PROM_BUCKETS_DEFAULT },
+		{ "all", PROM_BUCKETS_ALL },
+		{ "2ns..549.755813888s", PROM_BUCKETS_ALL },
+		{ "2ns", 1ULL << 0 },
+		{ "1.024us", 1ULL << 9 },
+		{ "0.001024ms", 1ULL << 9 },
+		{ "1.048576ms,2^10,2^10", 1ULL << 19 | 1ULL << 9 },
+		{ "256ns..1.024us,2^30", 0x7ULL << 7 | 1ULL << 29 },
+		{ "4.194304ms..4.194304ms", 1ULL << 21 },
+	};
+	static const struct {
+		const char *arg, *err;
+	} bad[] = {
+		{ "1s", "1s is not a bucket bound; the nearest are 536.870912ms (2^29 ns) and "
+			"1.073741824s (2^30 ns): the histograms count in powers of two of nanoseconds" },
+		{ "128ns..1s", "1s is not a bucket bound; the nearest are 536.870912ms (2^29 ns)" },
+		{ "100ns", "100ns is not a bucket bound; the nearest are 64ns (2^6 ns) and 128ns (2^7 ns)" },
+		{ "1us", "the nearest are 512ns (2^9 ns) and 1.024us (2^10 ns)" },
+		{ "1ns", "1ns is not a bucket bound; the smallest is 2ns (2^1 ns)" },
+		{ "0ns", "0ns is not a bucket bound; the smallest is 2ns" },
+		{ "2^40", "2^40 is not a bucket bound; the largest is 549.755813888s (2^39 ns): "
+			  "slower calls are in +Inf" },
+		{ "1000s", "the largest is 549.755813888s" },
+		{ "128", "'128': expected a duration with its unit" },
+		{ "128 ns", "'128 ns': expected a duration with its unit" },
+		{ "1.5ns", "'1.5ns': not a whole number of nanoseconds" },
+		{ "2^x", "'2^x': expected 2^K" },
+		{ "1.024us..128ns", "'1.024us..128ns': FROM is above TO" },
+		{ "128ns,", "an empty bound" },
+		{ "", "an empty bound" },
+		{ "128ns..", "'': expected a duration" },
+		{ "-128ns", "'-128ns': expected a duration" },
+	};
+	char err[512];
+	uint64_t slots;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		err[0] = 0;
+		if (prom_buckets_parse(good[i].arg, &slots, err, sizeof(err)))
+			fail_msg("--buckets %s refused: %s", good[i].arg, err);
+		if (slots != good[i].slots)
+			fail_msg("--buckets %s: slots %#llx, expected %#llx", good[i].arg,
+				 (unsigned long long)slots, (unsigned long long)good[i].slots);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (!prom_buckets_parse(bad[i].arg, &slots, err, sizeof(err)))
+			fail_msg("--buckets '%s' accepted", bad[i].arg);
+		if (!strstr(err, bad[i].err))
+			fail_msg("--buckets '%s': \"%s\", expected \"%s\"", bad[i].arg, err,
+				 bad[i].err);
+	}
+}
+
+/*
+ * The series per host, for a profile where every family recorded on two
+ * filesystems with an errno seen: the default bounds leave out 15 of the 39
+ * bounds of each outcome's histogram.
+ */
+static void default_buckets_cut_the_series_per_host(void **state)
+{
+	struct prom_daemon d = daemon_seen;
+	size_t n[2] = { 0 }, outcomes = 0;
+	struct profile p;
+
+	(void)state;
+	full_profile(&p);
+	for (int k = 0; k < 2; k++) {
+		char *text;
+
+		d.buckets = k ? PROM_BUCKETS_ALL : 0;
+		text = render(&p, &d);
+		for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+			n[k] += *l != '#';
+		free(text);
+	}
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		for (int i = 0; i < schema[f].nrows; i++)
+			outcomes += schema[f].rows[i].kind == ROW_OUTCOME;
+	print_message("series per host, every family on 2 filesystems: %zu with every bound, "
+		      "%zu with the default bounds (%zu histograms)\n", n[1], n[0], outcomes);
+	assert_int_equal(n[1] - n[0], outcomes * (HIST_SLOTS - 1 - 24));
 	profile_free(&p);
 }
 
@@ -554,8 +734,9 @@ static void build_info_start_time_and_losses(void **state)
 	(void)state;
 	empty_profile(&p);
 	text = render(&p, NULL);
-	assert_line(text, "permscope_build_info{kernel=\"6.18.0-prom\",version=\"" PERMSCOPE_VERSION
-			  "\"} 1");
+	/* a profile that does not say which build wrote it: its tool version, the rest unknown */
+	assert_series(text, "1", "permscope_build_info", "kernel", "6.18.0-prom", "libbpf",
+		      "unknown", "revision", "unknown", "version", permscope_version(), NULL);
 	assert_line(text, "# TYPE permscope_build_info gauge");
 	assert_line(text, "permscope_start_time_seconds 1796030102.125");
 	assert_line(text, "# TYPE permscope_start_time_seconds gauge");
@@ -574,6 +755,40 @@ static void build_info_start_time_and_losses(void **state)
 	assert_line(text, "permscope_lost_events_total{family=\"lookup\",program=\"call_site_unread\"} 0");
 	assert_not_contains(text, "permscope_lost_events_total{family=\"exec\"");
 	assert_not_contains(text, "permscope_lost_events_total{family=\"access\"");
+	free(text);
+	profile_free(&p);
+}
+
+/*
+ * permscope_build_info names the build that recorded the profile, the one
+ * `permscope --version` prints: version, revision (the commit; "unknown"
+ * without git) and the libbpf it ran with.
+ */
+static void build_info_names_the_build_version_revision_and_libbpf(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	empty_profile(&p);
+	build_info_self(&p.build);
+	assert_true(build_info_known(&p.build));
+	text = render(&p, NULL);
+	assert_series(text, "1", "permscope_build_info", "kernel", "6.18.0-prom", "libbpf",
+		      libbpf_version_string(), "revision",
+		      permscope_revision()[0] ? permscope_revision() : "unknown", "version",
+		      permscope_version(), NULL);
+	assert_contains(libbpf_version_string(), "v1.");
+	free(text);
+
+	/* another build's profile: its build, not this one's */
+	strcpy(p.build.version, "0.2.0-3-g0123456");
+	strcpy(p.build.revision, "0123456789abcdef0123456789abcdef01234567");
+	strcpy(p.build.libbpf, "v1.4");
+	text = render(&p, NULL);
+	assert_line(text, "permscope_build_info{kernel=\"6.18.0-prom\",libbpf=\"v1.4\","
+			  "revision=\"0123456789abcdef0123456789abcdef01234567\","
+			  "version=\"0.2.0-3-g0123456\"} 1");
 	free(text);
 	profile_free(&p);
 }
@@ -620,12 +835,13 @@ static void label_values_are_escaped(void **state)
 	strcpy(p.fs[1].name, "we\"ird\\fs\nx");
 	p.fs[1].s.checks = 7;
 	strcpy(p.kernel_release, "6.18\\\"rc\"");
+	strcpy(p.tool_version, "0.1.0");
 	p.fam[FAMILY_ACCESS].lost_known = true;
 	family_add_lost(&p.fam[FAMILY_ACCESS], "a\\b", 3);
 	text = render(&p, NULL);
 	assert_line(text, "permscope_lookup_checks_total{fs=\"we\\\"ird\\\\fs\\nx\",mode=\"fentry\"} 7");
-	assert_line(text, "permscope_build_info{kernel=\"6.18\\\\\\\"rc\\\"\",version=\""
-			  PERMSCOPE_VERSION "\"} 1");
+	assert_line(text, "permscope_build_info{kernel=\"6.18\\\\\\\"rc\\\"\",libbpf=\"unknown\","
+			  "revision=\"unknown\",version=\"0.1.0\"} 1");
 	assert_line(text, "permscope_lost_events_total{family=\"access\",program=\"a\\\\b\"} 3");
 	/* and they read back as they were */
 	assert_series(text, "7", "permscope_lookup_checks_total", "fs", "we\"ird\\fs\nx", "mode",
@@ -1080,7 +1296,12 @@ int main(void)
 		cmocka_unit_test(an_unavailable_family_is_not_attached_and_has_no_series),
 		cmocka_unit_test(a_metric_with_no_series_leaves_no_help_or_type),
 		cmocka_unit_test(rows_absent_from_the_profile_are_not_exported),
+		cmocka_unit_test(default_buckets_are_128ns_to_about_1s_and_stay_exact),
+		cmocka_unit_test(chosen_buckets_are_exported_alone_with_exact_counts),
+		cmocka_unit_test(buckets_option_takes_slot_bounds_and_names_the_nearest_otherwise),
+		cmocka_unit_test(default_buckets_cut_the_series_per_host),
 		cmocka_unit_test(build_info_start_time_and_losses),
+		cmocka_unit_test(build_info_names_the_build_version_revision_and_libbpf),
 		cmocka_unit_test(daemon_counters_only_with_a_daemon),
 		cmocka_unit_test(label_values_are_escaped),
 		cmocka_unit_test(the_exposition_is_well_formed),

@@ -249,12 +249,16 @@ static void json_carries_verdict_findings_and_samples(void **state)
 	s.lookup.reason = LOOKUP_INEL_ACL_NOT_CACHED;
 	verify_samples_add(&vs, &s);
 	p.access.calls[ACCESS_AVOIDABLE] = 9;
+	build_info_self(&p.build); /* as record_profile_init() gives it */
 	assert_int_equal(report(FORMAT_JSON), 1);
 	root = json_loads(out, 0, &err);
 	assert_non_null(root);
 	assert_string_equal(json_string_value(json_object_get(root, "format")), "permscope-verify/1");
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "violation");
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 1);
+	/* the build that judged */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "build"),
+							      "version")), permscope_version());
 	assert_true(json_is_true(json_object_get(json_object_get(json_object_get(root, "families"),
 								 "lookup"), "judged")));
 	assert_int_equal(json_array_size(json_object_get(root, "findings")), 2);

@@ -156,13 +156,13 @@ fi
 if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	echo "== daemon"
 	mkdir -p /tmp/psd
-	$P daemon --interval 1 --state-dir /tmp/psd --listen 127.0.0.1:9464 \
+	$P daemon --interval 1 --state-dir /tmp/psd --listen 127.0.0.1:23649 \
 		--families lookup --comm workload 2> /out/daemon.stderr &
 	daemon=$!
-	wait_for /out/daemon.stderr "listening on http://127.0.0.1:9464/metrics"
+	wait_for /out/daemon.stderr "listening on http://127.0.0.1:23649/metrics"
 	$W stat "$N_STAT" /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
 	sleep 2 # two intervals: the loop's last checks are in the totals
-	busybox wget -q -O /out/daemon-metrics.txt http://127.0.0.1:9464/metrics ||
+	busybox wget -q -O /out/daemon-metrics.txt http://127.0.0.1:23649/metrics ||
 		echo "permscope-vm: the daemon's /metrics could not be read"
 	kill -TERM $daemon
 	# A daemon that ignores SIGTERM is killed 30 s later (status 137)
