@@ -17,7 +17,7 @@ LLVM_STRIP ?= llvm-strip
 # Debian packages (see README, "Dependencies"): what building and running
 # needs, and what the tests add (cmocka, the QEMU suite, Chromium).
 BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libarchive-dev \
-              libmicrohttpd-dev
+              libmicrohttpd-dev libsystemd-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               prometheus \
               kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace \
@@ -33,7 +33,7 @@ KERNEL_BUILD_PKGS := make gcc bison flex bc libelf-dev libssl-dev dwarves ccache
 CFLAGS    ?= -O2 -g
 PS_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
              -DPERMSCOPE_VERSION='"$(VERSION)"' -I$(OUT) -Ibpf -Isrc $(CFLAGS)
-LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lm
+LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lsystemd -lm
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
               -Ivmlinux/$(ARCH) -Ibpf
 # Each compile writes the headers it read to a hidden OUT/.../.TARGET.d

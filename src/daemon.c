@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,6 +105,18 @@ static void reopen_log(const char *path)
 		pr_info("SIGHUP: log reopened");
 }
 
+/*
+ * systemd's WatchdogSec=, halved as sd_watchdog_enabled(3) advises, in ns;
+ * 0 when no watchdog is asked for (no WATCHDOG_USEC, or it names another
+ * process in WATCHDOG_PID).
+ */
+static uint64_t watchdog_period_ns(void)
+{
+	uint64_t usec = 0;
+
+	return sd_watchdog_enabled(0, &usec) > 0 ? usec * 1000 / 2 : 0;
+}
+
 /* Run until SIGTERM/SIGINT or -d; a snapshot at every tick and a last one at the end. */
 static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts *o,
 		 const sigset_t *set)
@@ -111,6 +124,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 	uint64_t interval = (uint64_t)(o->interval_s * 1e9), start = now_monotonic_ns();
 	uint64_t next = start + interval;
 	uint64_t stop = o->rec.duration_s > 0 ? start + (uint64_t)(o->rec.duration_s * 1e9) : 0;
+	uint64_t watchdog = watchdog_period_ns(), ping = start;
 	struct profile prev, total;
 	int errors = 0;
 
@@ -126,12 +140,27 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 	}
 	for (;;) {
 		uint64_t now = now_monotonic_ns(), until = stop && stop < next ? stop : next;
+		uint64_t wake = until;
 		struct timespec ts;
 		int sig = 0;
 
-		if (now < until) {
-			ts.tv_sec = (until - now) / 1000000000ULL;
-			ts.tv_nsec = (until - now) % 1000000000ULL;
+		/*
+		 * Healthy means this loop comes round: it is the one that
+		 * snapshots and takes signals, so a snapshot stuck in a write
+		 * to hung storage, or a deadlock on `lock` with a scrape, stops
+		 * the pings and systemd restarts us.  A snapshot that fails
+		 * (disk full) does not: a restart would not cure it, and the
+		 * metrics still answer; permscope_snapshot_errors_total says it.
+		 */
+		if (watchdog && now >= ping) {
+			sd_notify(0, "WATCHDOG=1");
+			ping = now + watchdog;
+		}
+		if (watchdog && ping < wake)
+			wake = ping;
+		if (now < wake) {
+			ts.tv_sec = (wake - now) / 1000000000ULL;
+			ts.tv_nsec = (wake - now) % 1000000000ULL;
 			sig = sigtimedwait(set, NULL, &ts);
 			if (sig < 0 && errno != EAGAIN)
 				continue; /* EINTR: a signal we do not take */
@@ -141,11 +170,13 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 			continue;
 		}
 		if (sig <= 0 && now_monotonic_ns() < until)
-			continue;
+			continue; /* a watchdog wake-up, or EAGAIN early */
 		errors += snapshot(d, sd, &prev, &total) != 0;
 		profile_free(&prev);
 		prev = total;
 		if (sig == SIGTERM || sig == SIGINT || (stop && now_monotonic_ns() >= stop)) {
+			/* what remains (endpoint, detach) takes about 0.1 s */
+			sd_notify(0, "STOPPING=1");
 			pr_info("%s: final snapshot written, stopping",
 				sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "--duration");
 			break;
@@ -209,6 +240,12 @@ int daemon_run(const struct daemon_opts *o)
 	pr_info("snapshots every %g s into %s (the newest %u kept)", o->interval_s, sd.path, o->keep);
 	/* Scripts and tests wait for this line: the endpoint answers from now on. */
 	pr_info("listening on http://%s/metrics", http_address(srv));
+	/*
+	 * systemd (Type=notify): started only now, with the probes attached
+	 * and the endpoint answering.  Without NOTIFY_SOCKET sd_notify() does
+	 * nothing.
+	 */
+	sd_notifyf(0, "READY=1\nSTATUS=%s; /metrics on %s", families, http_address(srv));
 	ret = serve(&d, &sd, o, &set);
 out:
 	http_stop(srv); /* no scrape reads the maps once they go */

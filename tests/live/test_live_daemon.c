@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -931,6 +933,179 @@ static void random_kill_9s_never_leave_a_torn_snapshot(void **state)
 	assert_int_equal(left, 0);
 }
 
+/* ---- systemd's notification socket, as the service manager holds it ---- */
+
+/* An AF_UNIX datagram socket bound at PATH, with the senders' credentials on. */
+static int notify_listen(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof(sun.sun_path));
+	strcpy(sun.sun_path, path);
+	unlink(path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+	return fd;
+}
+
+/*
+ * The next message within `timeout` seconds into buf ("" on timeout), its
+ * sender's pid in *pid: what systemd checks against NotifyAccess=main.
+ */
+static void notify_recv(int fd, double timeout, char *buf, size_t size, pid_t *pid)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct iovec iov = { .iov_base = buf, .iov_len = size - 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
+			      .msg_controllen = sizeof(control) };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	buf[0] = 0;
+	*pid = 0;
+	if (poll(&pfd, 1, (int)(timeout * 1000)) != 1)
+		return;
+	n = recvmsg(fd, &msg, MSG_DONTWAIT);
+	assert_true(n >= 0);
+	buf[n] = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+			*pid = ((struct ucred *)CMSG_DATA(c))->pid;
+}
+
+/* Whether STATUS text `s` says "FAMILY: MODE" with a mode that attached. */
+static bool names_a_mode(const char *s, const char *family)
+{
+	static const char *const modes[] = { "fentry", "kprobe", "tracepoint" };
+	char want[64];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(want, sizeof(want), "%s: %s", family, modes[i]);
+		if (strstr(s, want))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Type=notify, as systemd would see it: READY=1 once the probes are attached
+ * and /metrics answers (a GET at that moment gets 200), STATUS= naming each
+ * family's mode and the address, WATCHDOG=1 at half WATCHDOG_USEC for as
+ * long as it runs, STOPPING=1 on SIGTERM; every message from the daemon's
+ * own pid (NotifyAccess=main).
+ */
+static void systemd_hears_ready_status_watchdog_and_stopping(void **state)
+{
+	const char *sock = tmp_path("notify.sock");
+	char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "access,exec",
+			 "--listen", "127.0.0.1:0", "--state-dir", (char *)tmp_path("notify"),
+			 NULL };
+	char msg[1024], addr[64], *body, *at;
+	double first = -1, last = -1, gap = 0, t;
+	int fd, pings = 0, status;
+	struct timespec t0;
+	pid_t pid, from;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	fd = notify_listen(sock);
+	setenv("NOTIFY_SOCKET", sock, 1);
+	setenv("WATCHDOG_USEC", "400000", 1); /* WatchdogSec=0.4: a ping every 0.2 s */
+	unsetenv("WATCHDOG_PID");
+	pid = spawn_to(argv, "/dev/null", tmp_path("notify.stderr"));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+
+	notify_recv(fd, 10, msg, sizeof(msg), &from);
+	print_message("  first message: %s\n", msg);
+	assert_int_equal(from, pid);
+	assert_true(strncmp(msg, "READY=1\n", 8) == 0);
+	at = strstr(msg, "STATUS=");
+	assert_non_null(at);
+	assert_true(names_a_mode(at, "access") && names_a_mode(at, "exec"));
+	at = strstr(at, "/metrics on ");
+	assert_non_null(at);
+	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(at + 12, "\n"), at + 12);
+	/* Ready means ready: the endpoint already answers. */
+	assert_int_equal(http_get(addr, "/metrics", &body), 200);
+	assert_non_null(strstr(body, "permscope_probe_attached"));
+	free(body);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((t = seconds_since(&t0)) < 3) {
+		notify_recv(fd, 1, msg, sizeof(msg), &from);
+		if (!msg[0])
+			break;
+		assert_int_equal(from, pid);
+		assert_string_equal(msg, "WATCHDOG=1");
+		t = seconds_since(&t0);
+		if (last >= 0 && t - last > gap)
+			gap = t - last;
+		if (first < 0)
+			first = t;
+		last = t;
+		pings++;
+	}
+	print_message("  %d WATCHDOG=1 in %.2f s, longest gap %.3f s (WATCHDOG_USEC 0.4 s)\n",
+		      pings, last - first, gap);
+	/* one every 0.2 s: 15 in 3 s, give or take a loaded machine's wake-ups */
+	assert_in_range(pings, 12, 17);
+	assert_true(gap < 0.4);
+
+	kill(pid, SIGTERM);
+	do
+		notify_recv(fd, 5, msg, sizeof(msg), &from);
+	while (!strcmp(msg, "WATCHDOG=1"));
+	assert_string_equal(msg, "STOPPING=1");
+	assert_int_equal(from, pid);
+	status = wait_exit_status(pid);
+	assert_int_equal(status, 0);
+	close(fd);
+	unlink(sock);
+}
+
+/* Nothing attaches (lookup cannot here): exit 1, and systemd never hears READY=1. */
+static void no_ready_when_nothing_attaches(void **state)
+{
+	const char *sock = tmp_path("notify-fail.sock");
+	char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "lookup", "--listen",
+			 "127.0.0.1:0", "--state-dir", (char *)tmp_path("notify-fail"), NULL };
+	char msg[1024];
+	int fd, status;
+	pid_t pid, from;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	if (permscope("record", "-q", "-d", "0.1", "--families", "lookup", "-o",
+		      tmp_path("lookup.json"), NULL) == 0) {
+		print_message("skipped: lookup attaches on this kernel; this test needs a family "
+			      "that cannot\n");
+		skip();
+	}
+	fd = notify_listen(sock);
+	setenv("NOTIFY_SOCKET", sock, 1);
+	setenv("WATCHDOG_USEC", "400000", 1);
+	pid = spawn_to(argv, "/dev/null", tmp_path("notify-fail.stderr"));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	status = wait_exit_status(pid);
+	assert_int_equal(status, 1);
+	for (;;) {
+		notify_recv(fd, 0.2, msg, sizeof(msg), &from);
+		if (!msg[0])
+			break;
+		print_message("  heard: %s\n", msg);
+		assert_null(strstr(msg, "READY=1"));
+	}
+	close(fd);
+	unlink(sock);
+}
+
 /* Can the daemon run here at all?  If not, say why once and skip all. */
 static int probe_environment(void **state)
 {
@@ -952,6 +1127,8 @@ int main(void)
 		cmocka_unit_test(deltas_add_up_to_the_total_under_a_busy_workload),
 		cmocka_unit_test(logs_carry_priorities_for_journald_and_sighup_reopens_log),
 		cmocka_unit_test(the_service_units_capabilities_are_enough),
+		cmocka_unit_test(systemd_hears_ready_status_watchdog_and_stopping),
+		cmocka_unit_test(no_ready_when_nothing_attaches),
 	};
 
 	return cmocka_run_group_tests_name("live-daemon", tests, probe_environment,
