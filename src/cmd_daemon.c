@@ -17,7 +17,7 @@
 #define DEFAULT_INTERVAL_S 60.0
 #define DEFAULT_KEEP 60
 
-enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG };
+enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG, OPT_BPF_STATS };
 
 static const struct argp_option daemon_options[] = {
 	{ "interval", OPT_INTERVAL, "SECONDS", 0,
@@ -31,6 +31,10 @@ static const struct argp_option daemon_options[] = {
 	  "port 0 picks a free one)", 0 },
 	{ "log", OPT_LOG, "FILE", 0,
 	  "Append log lines to FILE, reopened on SIGHUP (default: stderr)", 0 },
+	{ "bpf-stats", OPT_BPF_STATS, 0, 0,
+	  "Export each BPF program's run count and run time (BPF_ENABLE_STATS: needs "
+	  "CAP_SYS_ADMIN or sysctl kernel.bpf_stats_enabled=1; costs two clock reads "
+	  "a run)", 0 },
 	{ 0 },
 };
 
@@ -70,6 +74,9 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LOG:
 		c->log_path = arg;
+		break;
+	case OPT_BPF_STATS:
+		c->bpf_stats = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (the daemon watches the machine, or "

@@ -7,6 +7,7 @@
  */
 #include "daemon.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,23 +26,37 @@ struct daemon {
 	struct profile base; /* host, filters, how each family attached; no counts */
 	pthread_mutex_t lock;
 	struct prom_daemon stats; /* under lock */
+	bool bpf_stats;           /* --bpf-stats, and the kernel keeps run statistics */
+	int stats_fd;             /* BPF_ENABLE_STATS's, held while we run; or -1 */
 };
+
+/* The most programs --bpf-stats reports: more than the families load. */
+#define MAX_PROGRAMS 64
 
 /* The metrics thread's view: the maps read now, on every scrape. */
 static char *render_metrics(void *ctx, size_t *len)
 {
 	struct daemon *d = ctx;
+	struct program_runs runs[MAX_PROGRAMS];
+	struct prom_process self;
 	struct prom_daemon stats;
 	struct profile p;
 	char *body = NULL;
+	int n = 0;
 
 	if (profile_copy(&p, &d->base))
 		return NULL;
 	p.end_ns = now_realtime_ns();
-	if (recorder_collect(&d->rec, &p) == 0) {
+	if (d->bpf_stats && (n = recorder_program_runs(&d->rec, runs, MAX_PROGRAMS)) < 0)
+		pr_err("--bpf-stats: reading the programs' statistics failed: %s", strerror(-n));
+	if (n >= 0 && recorder_collect(&d->rec, &p) == 0) {
 		pthread_mutex_lock(&d->lock);
 		stats = d->stats;
 		pthread_mutex_unlock(&d->lock);
+		/* a /proc that cannot be read leaves process_* out, not the scrape */
+		stats.process = prom_process_read(&self) == 0 ? &self : NULL;
+		stats.programs = d->bpf_stats ? runs : NULL;
+		stats.nprograms = n;
 		body = prom_render(&p, &stats, len);
 	}
 	profile_free(&p);
@@ -115,6 +130,34 @@ static uint64_t watchdog_period_ns(void)
 	uint64_t usec = 0;
 
 	return sd_watchdog_enabled(0, &usec) > 0 ? usec * 1000 / 2 : 0;
+}
+
+/*
+ * --bpf-stats: the kernel counts each program's runs and their time while
+ * some process holds a BPF_ENABLE_STATS descriptor (or sysctl
+ * kernel.bpf_stats_enabled is 1), at the price of two clock reads a run.
+ * Only CAP_SYS_ADMIN may ask for it; the sysctl set by an administrator
+ * serves a daemon without it.  0 with *fd the descriptor (-1: the
+ * sysctl's), or -errno after saying why.
+ */
+static int enable_bpf_stats(int *fd)
+{
+	char line[16] = "";
+	int err;
+
+	*fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (*fd >= 0)
+		return 0;
+	err = -errno;
+	if (err == -EPERM && read_first_line("/proc/sys/kernel/bpf_stats_enabled", line,
+					     sizeof(line)) && !strcmp(line, "1")) {
+		pr_info("--bpf-stats: kernel.bpf_stats_enabled is already 1; using it");
+		return 0;
+	}
+	pr_err("--bpf-stats: cannot enable BPF run-time statistics: %s%s", strerror(-err),
+	       err == -EPERM ? " (it needs CAP_SYS_ADMIN; or set sysctl "
+	       "kernel.bpf_stats_enabled=1 and keep CAP_BPF, CAP_PERFMON)" : "");
+	return err;
 }
 
 /* Run until SIGTERM/SIGINT or -d; a snapshot at every tick and a last one at the end. */
@@ -192,7 +235,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 
 int daemon_run(const struct daemon_opts *o)
 {
-	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER, .stats_fd = -1 };
 	struct probe_opts probe;
 	struct http_server *srv = NULL;
 	struct statedir sd;
@@ -216,6 +259,11 @@ int daemon_run(const struct daemon_opts *o)
 	/* Blocked before the HTTP thread starts, so it inherits the mask and signals come here. */
 	block_stop_signals(SIGHUP, &set, &oldmask);
 
+	if (o->bpf_stats && enable_bpf_stats(&d.stats_fd)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	d.bpf_stats = o->bpf_stats;
 	record_profile_init(&o->rec, &d.base);
 	probe = o->rec.probe;
 	probe.filter_tasks = o->rec.pid != 0;
@@ -251,6 +299,8 @@ out:
 	http_stop(srv); /* no scrape reads the maps once they go */
 	recorder_detach(&d.rec);
 	statedir_close(&sd);
+	if (d.stats_fd >= 0)
+		close(d.stats_fd); /* the kernel stops timing our programs */
 	while (sigtimedwait(&set, NULL, &(struct timespec){ 0 }) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

@@ -8,6 +8,8 @@
 #ifndef PERMSCOPE_DAEMON_H
 #define PERMSCOPE_DAEMON_H
 
+#include <stdbool.h>
+
 #include "record.h"
 
 struct daemon_opts {
@@ -17,6 +19,7 @@ struct daemon_opts {
 	unsigned int keep;      /* snapshots kept in state_dir */
 	const char *listen;     /* ADDR:PORT, already checked by http_parse_listen() */
 	const char *log_path;   /* NULL: stderr */
+	bool bpf_stats;         /* --bpf-stats: the programs' run counts and times */
 };
 
 /*
