@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hist.h"
@@ -454,27 +455,10 @@ static void daemon_metrics(struct prom *pr, const struct prom_daemon *d)
 
 /* ---- the process itself ------------------------------------------------- */
 
-/* "btime" of /proc/stat: when the machine booted, seconds since the epoch. */
-static int boot_time(unsigned long long *btime)
-{
-	char line[256];
-	FILE *f = fopen("/proc/stat", "re");
-	int err = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "btime %llu", btime) == 1) {
-			err = 0;
-			break;
-		}
-	fclose(f);
-	return err;
-}
-
 int prom_process_read(struct prom_process *pp)
 {
-	unsigned long long utime, stime, start, vsize, btime;
+	unsigned long long utime, stime, start, vsize;
+	struct timespec real, boot;
 	long long rss;
 	long ticks = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
 	char buf[1024], *p;
@@ -482,7 +466,7 @@ int prom_process_read(struct prom_process *pp)
 	struct dirent *e;
 	FILE *f;
 	DIR *dir;
-	int n, err;
+	int n;
 
 	memset(pp, 0, sizeof(*pp));
 	f = fopen("/proc/self/stat", "re");
@@ -497,10 +481,16 @@ int prom_process_read(struct prom_process *pp)
 		   "%*d %*d %*d %*d %llu %llu %lld", &utime, &stime, &start, &vsize, &rss);
 	if (n != 5 || ticks <= 0 || page <= 0)
 		return -EINVAL;
-	if ((err = boot_time(&btime)))
-		return err;
+	/*
+	 * `start` is in clock ticks since boot (CLOCK_BOOTTIME): now minus the
+	 * time since then.  /proc/stat's btime would do too, but it is whole
+	 * seconds, so the start could read up to a second early.
+	 */
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
 	pp->cpu_seconds = (double)(utime + stime) / ticks;
-	pp->start_time_seconds = btime + (double)start / ticks;
+	pp->start_time_seconds = real.tv_sec + real.tv_nsec / 1e9 -
+				 (boot.tv_sec + boot.tv_nsec / 1e9 - (double)start / ticks);
 	pp->virtual_bytes = vsize;
 	pp->resident_bytes = (uint64_t)rss * page;
 	if (getrlimit(RLIMIT_NOFILE, &rl))

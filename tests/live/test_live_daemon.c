@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -319,7 +320,8 @@ static void promtool_accepts_the_exposition(void **state)
 		print_message("skipped: no %s (Debian package prometheus)\n", argv[0]);
 		skip();
 	}
-	daemon_start(&d, "promtool", "psd-promtool", "1", NULL);
+	/* --bpf-stats: its names are linted too, with process_* */
+	daemon_start(&d, "promtool", "psd-promtool", "1", "--bpf-stats");
 	run_caller("psd-promtool", 10, 3);
 	metrics = scrape(&d);
 	assert_int_equal(daemon_stop(&d, NULL), 0);
@@ -933,6 +935,79 @@ static void random_kill_9s_never_leave_a_torn_snapshot(void **state)
 	assert_int_equal(left, 0);
 }
 
+/*
+ * The daemon's own process_* figures are its own (started during this test,
+ * more than stdin, stdout and stderr open, the RLIMIT_NOFILE it inherited
+ * from us), and --bpf-stats counts the access family's entry program once
+ * per access() call: N calls move its run count by at least N (other
+ * processes' calls run it too) and its run time with it.
+ */
+static void process_metrics_and_bpf_program_runs_are_real(void **state)
+{
+	static const char *const modes[] = { "fentry", "kprobe", "tracepoint" };
+	char program[128], with[160];
+	const char *mode = NULL;
+	double before_runs, after_runs, before_time, after_time, now;
+	double started = (double)now_realtime_ns() / 1e9;
+	char *before, *after;
+	struct rlimit rl;
+	struct daemon d;
+	const int n = 5000;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	daemon_start(&d, "self", "psd-self", "3600", "--bpf-stats");
+	before = scrape(&d);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(with, sizeof(with), "family=\"access\",mode=\"%s\"", modes[i]);
+		if (metric_sum(before, "permscope_probe_attached", with) == 1)
+			mode = modes[i];
+	}
+	assert_non_null(mode);
+	/* the program that runs on entry to every access() in each mode */
+	if (!strcmp(mode, "tracepoint"))
+		snprintf(program, sizeof(program), "tp_sys_enter_access");
+	else
+		snprintf(program, sizeof(program), "%s_do_faccessat", mode);
+	snprintf(with, sizeof(with), "family=\"access\",program=\"%s\"", program);
+	run_caller("psd-self", n, 0);
+	after = scrape(&d);
+	now = (double)now_realtime_ns() / 1e9;
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+
+	print_message("  process: started %.2f s into the test, cpu %.2f s, rss %.0f KiB, "
+		      "fds %.0f of %.0f\n",
+		      metric_sum(after, "process_start_time_seconds", NULL) - started,
+		      metric_sum(after, "process_cpu_seconds_total", NULL),
+		      metric_sum(after, "process_resident_memory_bytes", NULL) / 1024,
+		      metric_sum(after, "process_open_fds", NULL),
+		      metric_sum(after, "process_max_fds", NULL));
+	/* the kernel's start time has clock-tick (10 ms) resolution */
+	assert_true(metric_sum(after, "process_start_time_seconds", NULL) >= started - 0.02);
+	assert_true(metric_sum(after, "process_start_time_seconds", NULL) <= now);
+	assert_true(metric_sum(after, "process_cpu_seconds_total", NULL) >= 0);
+	assert_true(metric_sum(after, "process_open_fds", NULL) > 3);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	assert_true(metric_sum(after, "process_max_fds", NULL) == (double)rl.rlim_cur);
+	assert_true(metric_sum(after, "process_resident_memory_bytes", NULL) > 1 << 20);
+	assert_true(metric_sum(after, "process_virtual_memory_bytes", NULL) >=
+		    metric_sum(after, "process_resident_memory_bytes", NULL));
+
+	before_runs = metric_sum(before, "permscope_bpf_program_run_count_total", with);
+	after_runs = metric_sum(after, "permscope_bpf_program_run_count_total", with);
+	before_time = metric_sum(before, "permscope_bpf_program_run_seconds_total", with);
+	after_time = metric_sum(after, "permscope_bpf_program_run_seconds_total", with);
+	print_message("  %s (%s): %d access() calls, its run count moved by %.0f, its run time "
+		      "by %.0f ns (%.0f ns a run)\n", program, mode, n, after_runs - before_runs,
+		      (after_time - before_time) * 1e9,
+		      (after_time - before_time) * 1e9 / (after_runs - before_runs));
+	assert_true(before_runs >= 0);
+	assert_true(after_runs - before_runs >= n);
+	assert_true(after_time > before_time);
+	free(before);
+	free(after);
+}
+
 /* ---- systemd's notification socket, as the service manager holds it ---- */
 
 /* An AF_UNIX datagram socket bound at PATH, with the senders' credentials on. */
@@ -990,6 +1065,17 @@ static bool names_a_mode(const char *s, const char *family)
 			return true;
 	}
 	return false;
+}
+
+/* Read away every message waiting. */
+static void notify_drain(int fd)
+{
+	char msg[1024];
+	pid_t from;
+
+	do
+		notify_recv(fd, 0.05, msg, sizeof(msg), &from);
+	while (msg[0]);
 }
 
 /*
@@ -1106,6 +1192,152 @@ static void no_ready_when_nothing_attaches(void **state)
 	unlink(sock);
 }
 
+/* ---- the unit's system call filter -------------------------------------- */
+
+/*
+ * Whether system call `name` is in filter entry `entry` (a call, or a
+ * @group of systemd-analyze syscall-filter's listing `groups`, nested
+ * groups followed).
+ */
+static bool filter_allows(const char *groups, const char *entry, const char *name)
+{
+	char head[64];
+	const char *at;
+
+	if (entry[0] != '@')
+		return !strcmp(entry, name);
+	snprintf(head, sizeof(head), "\n%s\n", entry);
+	at = strncmp(groups, head + 1, strlen(head + 1)) ? strstr(groups, head) : groups - 1;
+	if (!at)
+		fail_msg("systemd-analyze syscall-filter lists no group %s", entry);
+	for (at = strchr(at + 1, '\n') + 1; *at == ' '; at = strchr(at, '\n') + 1) {
+		char member[64];
+
+		at += strspn(at, " ");
+		snprintf(member, sizeof(member), "%.*s", (int)strcspn(at, "\n"), at);
+		if (member[0] != '#' && filter_allows(groups, member, name))
+			return true;
+		if (!strchr(at, '\n'))
+			break;
+	}
+	return false;
+}
+
+/*
+ * contrib/permscope.service's SystemCallFilter= lets through every system
+ * call the daemon makes: strace -f counts them while the daemon attaches,
+ * tells systemd it is ready and pings the watchdog, serves scrapes, writes
+ * snapshots, logs, reopens its log on SIGHUP, reads --bpf-stats and stops
+ * on SIGTERM, and each one must be in the filter's groups or named in it.
+ * (systemd is not PID 1 on every test machine, so the filter is checked
+ * against what the daemon does rather than applied by systemd-run.)
+ */
+static void the_units_syscall_filter_allows_every_call_the_daemon_makes(void **state)
+{
+	char unit[PATH_MAX], counts[PATH_MAX], pidtext[32], filter[1024] = "", addr[64];
+	const char *log = tmp_path("strace-daemon.log"), *sock = tmp_path("strace.sock");
+	char *argv[] = { "/usr/bin/strace", "-f", "-qq", "-c", "-o", counts,
+			 (char *)permscope_bin(), "daemon", "--families", "access,exec",
+			 "--comm", "psd-strace", "--listen", "127.0.0.1:0", "--state-dir",
+			 (char *)tmp_path("strace"), "--interval", "0.5", "--log", (char *)log,
+			 "--bpf-stats", NULL };
+	char *sa[] = { "/usr/bin/systemd-analyze", "syscall-filter", "--no-pager", NULL };
+	char *text, *groups, *line, *body, *at, *save = NULL;
+	int fd, calls = 0, outside = 0;
+	pid_t tracer, daemon = 0;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	if (access(argv[0], X_OK) || access(sa[0], X_OK)) {
+		print_message("skipped: needs %s (Debian package strace) and %s (systemd)\n",
+			      argv[0], sa[0]);
+		skip();
+	}
+	snprintf(unit, sizeof(unit), "%s/../../../contrib/permscope.service", testdata_dir());
+	snprintf(counts, sizeof(counts), "%s", tmp_path("strace.txt"));
+	text = slurp(unit, NULL);
+	assert_non_null(text);
+	for (at = text; (at = strstr(at, "\nSystemCallFilter=")); at++) {
+		size_t n = strlen(filter);
+
+		at += strlen("\nSystemCallFilter=");
+		assert_true(*at != '~'); /* an allow list, as the unit has it */
+		snprintf(filter + n, sizeof(filter) - n, "%s%.*s", n ? " " : "",
+			 (int)strcspn(at, "\n"), at);
+	}
+	free(text);
+	assert_true(filter[0]);
+	assert_int_equal(run_capture(sa), 0);
+	/* a leading newline, so that every group heading is "\n@name\n" */
+	assert_true(asprintf(&groups, "\n%s", out_text) > 0);
+
+	fd = notify_listen(sock);
+	setenv("NOTIFY_SOCKET", sock, 1);
+	setenv("WATCHDOG_USEC", "400000", 1);
+	tracer = spawn_to(argv, "/dev/null", tmp_path("strace.stderr"));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	for (int i = 0; i < 200 && !file_says(log, "listening on http://", NULL); i++)
+		usleep(50000);
+	text = slurp(log, NULL);
+	at = text ? strstr(text, "listening on http://") : NULL;
+	if (!at) {
+		kill(tracer, SIGKILL);
+		fail_msg("the daemon under strace did not start:\n%s", text ? text : "");
+	}
+	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(at + 20, "/"), at + 20);
+	free(text);
+	/* the daemon is strace's child: its pid is in its lock file */
+	text = slurp(tmp_path("strace/lock"), NULL);
+	assert_non_null(text);
+	snprintf(pidtext, sizeof(pidtext), "%s", text);
+	free(text);
+	daemon = atoi(pidtext);
+	assert_true(daemon > 0);
+	for (int i = 0; i < 4; i++) {
+		run_caller("psd-strace", 100, 10);
+		assert_int_equal(http_get(addr, "/metrics", &body), 200);
+		free(body);
+		usleep(500000);
+		notify_drain(fd); /* as systemd would: a full socket blocks sd_notify() */
+	}
+	rename(log, tmp_path("strace-daemon.log.1"));
+	kill(daemon, SIGHUP);
+	for (int i = 0; i < 100 && access(log, F_OK); i++)
+		usleep(50000);
+	usleep(700000);
+	notify_drain(fd);
+	kill(daemon, SIGTERM);
+	while (waitpid(tracer, NULL, WNOHANG) == 0)
+		notify_drain(fd);
+	assert_true(file_says(log, "SIGTERM: final snapshot written", NULL));
+	close(fd);
+	unlink(sock);
+
+	text = slurp(counts, NULL);
+	assert_non_null(text);
+	print_message("  SystemCallFilter=%s\n  the daemon's calls:", filter);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *name = strrchr(line, ' ') ? strrchr(line, ' ') + 1 : line, *f, *fsave = NULL;
+		char copy[sizeof(filter)];
+		bool allowed = false;
+
+		if (line[0] == '%' || line[0] == '-' || !strcmp(name, "total"))
+			continue;
+		calls++;
+		snprintf(copy, sizeof(copy), "%s", filter);
+		for (f = strtok_r(copy, " ", &fsave); f && !allowed; f = strtok_r(NULL, " ", &fsave))
+			allowed = filter_allows(groups, f, name);
+		print_message(" %s%s", name, allowed ? "" : " (NOT ALLOWED)");
+		outside += !allowed;
+	}
+	print_message("\n  %d different calls, %d outside the filter\n", calls, outside);
+	assert_true(calls > 20);
+	assert_int_equal(outside, 0);
+	free(text);
+	free(groups);
+}
+
 /* Can the daemon run here at all?  If not, say why once and skip all. */
 static int probe_environment(void **state)
 {
@@ -1129,6 +1361,8 @@ int main(void)
 		cmocka_unit_test(the_service_units_capabilities_are_enough),
 		cmocka_unit_test(systemd_hears_ready_status_watchdog_and_stopping),
 		cmocka_unit_test(no_ready_when_nothing_attaches),
+		cmocka_unit_test(process_metrics_and_bpf_program_runs_are_real),
+		cmocka_unit_test(the_units_syscall_filter_allows_every_call_the_daemon_makes),
 	};
 
 	return cmocka_run_group_tests_name("live-daemon", tests, probe_environment,
