@@ -20,7 +20,7 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
               libmicrohttpd-dev libsystemd-dev
 TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
               prometheus \
-              kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace \
+              kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace strace \
               libclang-rt-14-dev
 # What tests/vm/build-kernel needs to build the VM's kernel from Debian's
 # source: kbuild's tools (bison, flex, bc; libelf for objtool and
