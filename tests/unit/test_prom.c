@@ -624,6 +624,7 @@ static const struct program_runs runs_seen[] = {
 
 static const struct prom_daemon daemon_with_self = {
 	.snapshots_written = 3,
+	.last_snapshot_ns = START_NS + 58375000000ULL,
 	.process = &self_seen,
 	.programs = runs_seen,
 	.nprograms = 2,
