@@ -1257,13 +1257,21 @@ static void the_units_syscall_filter_allows_every_call_the_daemon_makes(void **s
 	snprintf(counts, sizeof(counts), "%s", tmp_path("strace.txt"));
 	text = slurp(unit, NULL);
 	assert_non_null(text);
+	/* An allow list, and what later ~ lines take out of it (each entry ~-prefixed here). */
 	for (at = text; (at = strstr(at, "\nSystemCallFilter=")); at++) {
-		size_t n = strlen(filter);
+		bool deny;
 
 		at += strlen("\nSystemCallFilter=");
-		assert_true(*at != '~'); /* an allow list, as the unit has it */
-		snprintf(filter + n, sizeof(filter) - n, "%s%.*s", n ? " " : "",
-			 (int)strcspn(at, "\n"), at);
+		deny = *at == '~';
+		assert_true(deny == (filter[0] != 0)); /* the first line allows, later ones deny */
+		at += deny;
+		for (size_t len = strcspn(at, " \n"); len; at += len, at += *at == ' ',
+		     len = strcspn(at, " \n")) {
+			size_t n = strlen(filter);
+
+			snprintf(filter + n, sizeof(filter) - n, "%s%s%.*s", n ? " " : "",
+				 deny ? "~" : "", (int)len, at);
+		}
 	}
 	free(text);
 	assert_true(filter[0]);
@@ -1316,18 +1324,23 @@ static void the_units_syscall_filter_allows_every_call_the_daemon_makes(void **s
 
 	text = slurp(counts, NULL);
 	assert_non_null(text);
-	print_message("  SystemCallFilter=%s\n  the daemon's calls:", filter);
+	print_message("  SystemCallFilter= %s\n  the daemon's calls:", filter);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *name = strrchr(line, ' ') ? strrchr(line, ' ') + 1 : line, *f, *fsave = NULL;
 		char copy[sizeof(filter)];
-		bool allowed = false;
+		bool allowed = false, denied = false;
 
 		if (line[0] == '%' || line[0] == '-' || !strcmp(name, "total"))
 			continue;
 		calls++;
 		snprintf(copy, sizeof(copy), "%s", filter);
-		for (f = strtok_r(copy, " ", &fsave); f && !allowed; f = strtok_r(NULL, " ", &fsave))
-			allowed = filter_allows(groups, f, name);
+		for (f = strtok_r(copy, " ", &fsave); f; f = strtok_r(NULL, " ", &fsave)) {
+			if (f[0] == '~')
+				denied = denied || filter_allows(groups, f + 1, name);
+			else
+				allowed = allowed || filter_allows(groups, f, name);
+		}
+		allowed = allowed && !denied;
 		print_message(" %s%s", name, allowed ? "" : " (NOT ALLOWED)");
 		outside += !allowed;
 	}
