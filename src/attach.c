@@ -575,6 +575,29 @@ static int programs_lost(struct family *fam, struct family_result *res)
 	return 0;
 }
 
+int family_program_runs(struct family *fam, struct program_runs *out, int max)
+{
+	struct bpf_program *prog;
+	int n = 0;
+
+	bpf_object__for_each_program(prog, fam->ops->object(fam->skel)) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || !bpf_program__autoload(prog) || n == max)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		copy_truncated(out[n].program, bpf_program__name(prog), sizeof(out[n].program));
+		out[n].family = fam->id;
+		out[n].run_count = info.run_cnt;
+		out[n++].run_time_ns = info.run_time_ns;
+	}
+	return n;
+}
+
 int family_collect(struct family *fam, struct profile *p)
 {
 	const struct family_schema *fs = &schema[fam->id];

@@ -20,7 +20,7 @@
 #define DEFAULT_KEEP 60
 
 enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG, OPT_WEB_CONFIG,
-       OPT_BUCKETS };
+       OPT_BUCKETS, OPT_BPF_STATS };
 
 static const struct argp_option daemon_options[] = {
 	{ "interval", OPT_INTERVAL, "SECONDS", 0,
@@ -41,6 +41,10 @@ static const struct argp_option daemon_options[] = {
 	  "The latency histograms' bucket bounds on /metrics: bounds and FROM..TO ranges, "
 	  "comma-separated, each a power of two of nanoseconds (128ns, 1.024us, 2^20), or "
 	  "'all' (default: " PROM_BUCKETS_DEFAULT_TEXT ")", 0 },
+	{ "bpf-stats", OPT_BPF_STATS, 0, 0,
+	  "Export each BPF program's run count and run time (BPF_ENABLE_STATS: needs "
+	  "CAP_SYS_ADMIN or sysctl kernel.bpf_stats_enabled=1; costs two clock reads "
+	  "a run)", 0 },
 	{ 0 },
 };
 
@@ -88,6 +92,9 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_BUCKETS:
 		c->buckets_arg = arg;
+		break;
+	case OPT_BPF_STATS:
+		c->bpf_stats = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (the daemon watches the machine, or "

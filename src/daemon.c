@@ -7,10 +7,12 @@
  */
 #include "daemon.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,8 +20,8 @@
 #include "prom.h"
 #include "statedir.h"
 #include "util.h"
-#include "webconfig.h"
 #include "version.h"
+#include "webconfig.h"
 
 struct daemon {
 	struct recorder rec;
@@ -27,24 +29,38 @@ struct daemon {
 	struct profile base; /* host, filters, how each family attached; no counts */
 	pthread_mutex_t lock;
 	struct prom_daemon stats; /* under lock */
+	bool bpf_stats;           /* --bpf-stats, and the kernel keeps run statistics */
+	int stats_fd;             /* BPF_ENABLE_STATS's, held while we run; or -1 */
 };
+
+/* The most programs --bpf-stats reports: more than the families load. */
+#define MAX_PROGRAMS 64
 
 /* The metrics thread's view: the maps read now, on every scrape. */
 static char *render_metrics(void *ctx, size_t *len)
 {
 	struct daemon *d = ctx;
+	struct program_runs runs[MAX_PROGRAMS];
+	struct prom_process self;
 	struct prom_daemon stats;
 	struct profile p;
 	char *body = NULL;
+	int n = 0;
 
 	if (profile_copy(&p, &d->base))
 		return NULL;
 	p.end_ns = now_realtime_ns();
-	if (recorder_collect(&d->rec, &p) == 0) {
+	if (d->bpf_stats && (n = recorder_program_runs(&d->rec, runs, MAX_PROGRAMS)) < 0)
+		pr_err("--bpf-stats: reading the programs' statistics failed: %s", strerror(-n));
+	if (n >= 0 && recorder_collect(&d->rec, &p) == 0) {
 		pthread_mutex_lock(&d->lock);
 		stats = d->stats;
 		http_stats(d->srv, &stats.http);
 		pthread_mutex_unlock(&d->lock);
+		/* a /proc that cannot be read leaves process_* out, not the scrape */
+		stats.process = prom_process_read(&self) == 0 ? &self : NULL;
+		stats.programs = d->bpf_stats ? runs : NULL;
+		stats.nprograms = n;
 		body = prom_render(&p, &stats, len);
 	}
 	profile_free(&p);
@@ -108,6 +124,46 @@ static void reopen_log(const char *path)
 		pr_info("SIGHUP: log reopened");
 }
 
+/*
+ * systemd's WatchdogSec=, halved as sd_watchdog_enabled(3) advises, in ns;
+ * 0 when no watchdog is asked for (no WATCHDOG_USEC, or it names another
+ * process in WATCHDOG_PID).
+ */
+static uint64_t watchdog_period_ns(void)
+{
+	uint64_t usec = 0;
+
+	return sd_watchdog_enabled(0, &usec) > 0 ? usec * 1000 / 2 : 0;
+}
+
+/*
+ * --bpf-stats: the kernel counts each program's runs and their time while
+ * some process holds a BPF_ENABLE_STATS descriptor (or sysctl
+ * kernel.bpf_stats_enabled is 1), at the price of two clock reads a run.
+ * Only CAP_SYS_ADMIN may ask for it; the sysctl set by an administrator
+ * serves a daemon without it.  0 with *fd the descriptor (-1: the
+ * sysctl's), or -errno after saying why.
+ */
+static int enable_bpf_stats(int *fd)
+{
+	char line[16] = "";
+	int err;
+
+	*fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (*fd >= 0)
+		return 0;
+	err = -errno;
+	if (err == -EPERM && read_first_line("/proc/sys/kernel/bpf_stats_enabled", line,
+					     sizeof(line)) && !strcmp(line, "1")) {
+		pr_info("--bpf-stats: kernel.bpf_stats_enabled is already 1; using it");
+		return 0;
+	}
+	pr_err("--bpf-stats: cannot enable BPF run-time statistics: %s%s", strerror(-err),
+	       err == -EPERM ? " (it needs CAP_SYS_ADMIN; or set sysctl "
+	       "kernel.bpf_stats_enabled=1 and keep CAP_BPF, CAP_PERFMON)" : "");
+	return err;
+}
+
 /* Run until SIGTERM/SIGINT or -d; a snapshot at every tick and a last one at the end. */
 static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts *o,
 		 const sigset_t *set)
@@ -115,6 +171,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 	uint64_t interval = (uint64_t)(o->interval_s * 1e9), start = now_monotonic_ns();
 	uint64_t next = start + interval;
 	uint64_t stop = o->rec.duration_s > 0 ? start + (uint64_t)(o->rec.duration_s * 1e9) : 0;
+	uint64_t watchdog = watchdog_period_ns(), ping = start;
 	struct profile prev, total;
 	int errors = 0;
 
@@ -130,12 +187,27 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 	}
 	for (;;) {
 		uint64_t now = now_monotonic_ns(), until = stop && stop < next ? stop : next;
+		uint64_t wake = until;
 		struct timespec ts;
 		int sig = 0;
 
-		if (now < until) {
-			ts.tv_sec = (until - now) / 1000000000ULL;
-			ts.tv_nsec = (until - now) % 1000000000ULL;
+		/*
+		 * Healthy means this loop comes round: it is the one that
+		 * snapshots and takes signals, so a snapshot stuck in a write
+		 * to hung storage, or a deadlock on `lock` with a scrape, stops
+		 * the pings and systemd restarts us.  A snapshot that fails
+		 * (disk full) does not: a restart would not cure it, and the
+		 * metrics still answer; permscope_snapshot_errors_total says it.
+		 */
+		if (watchdog && now >= ping) {
+			sd_notify(0, "WATCHDOG=1");
+			ping = now + watchdog;
+		}
+		if (watchdog && ping < wake)
+			wake = ping;
+		if (now < wake) {
+			ts.tv_sec = (wake - now) / 1000000000ULL;
+			ts.tv_nsec = (wake - now) % 1000000000ULL;
 			sig = sigtimedwait(set, NULL, &ts);
 			if (sig < 0 && errno != EAGAIN)
 				continue; /* EINTR: a signal we do not take */
@@ -145,11 +217,13 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 			continue;
 		}
 		if (sig <= 0 && now_monotonic_ns() < until)
-			continue;
+			continue; /* a watchdog wake-up, or EAGAIN early */
 		errors += snapshot(d, sd, &prev, &total) != 0;
 		profile_free(&prev);
 		prev = total;
 		if (sig == SIGTERM || sig == SIGINT || (stop && now_monotonic_ns() >= stop)) {
+			/* what remains (endpoint, detach) takes about 0.1 s */
+			sd_notify(0, "STOPPING=1");
 			pr_info("%s: final snapshot written, stopping",
 				sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "--duration");
 			break;
@@ -165,7 +239,8 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 
 int daemon_run(const struct daemon_opts *o)
 {
-	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER, .stats.buckets = o->buckets };
+	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER, .stats.buckets = o->buckets,
+			   .stats_fd = -1 };
 	struct probe_opts probe;
 	struct http_server *srv = NULL;
 	struct statedir sd;
@@ -189,6 +264,11 @@ int daemon_run(const struct daemon_opts *o)
 	/* Blocked before the HTTP thread starts, so it inherits the mask and signals come here. */
 	block_stop_signals(SIGHUP, &set, &oldmask);
 
+	if (o->bpf_stats && enable_bpf_stats(&d.stats_fd)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	d.bpf_stats = o->bpf_stats;
 	record_profile_init(&o->rec, &d.base);
 	probe = o->rec.probe;
 	probe.filter_tasks = o->rec.pid != 0;
@@ -234,11 +314,19 @@ int daemon_run(const struct daemon_opts *o)
 	/* Scripts and tests wait for this line: the endpoint answers from now on. */
 	pr_info("listening on %s://%s/metrics", o->web && o->web->tls ? "https" : "http",
 		http_address(srv));
+	/*
+	 * systemd (Type=notify): started only now, with the probes attached
+	 * and the endpoint answering.  Without NOTIFY_SOCKET sd_notify() does
+	 * nothing.
+	 */
+	sd_notifyf(0, "READY=1\nSTATUS=%s; /metrics on %s", families, http_address(srv));
 	ret = serve(&d, &sd, o, &set);
 out:
 	http_stop(srv); /* no scrape reads the maps once they go */
 	recorder_detach(&d.rec);
 	statedir_close(&sd);
+	if (d.stats_fd >= 0)
+		close(d.stats_fd); /* the kernel stops timing our programs */
 	while (sigtimedwait(&set, NULL, &(struct timespec){ 0 }) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

@@ -8,6 +8,8 @@
 #ifndef PERMSCOPE_DAEMON_H
 #define PERMSCOPE_DAEMON_H
 
+#include <stdbool.h>
+
 #include "record.h"
 
 struct daemon_opts {
@@ -21,6 +23,7 @@ struct daemon_opts {
 	const char *web_config; /* --web-config FILE; NULL: none */
 	struct webconfig *web;  /* that file, loaded (src/webconfig.h); NULL: none */
 	uint64_t buckets;       /* latency bounds /metrics exports (prom_buckets_parse()); 0: default */
+	bool bpf_stats;         /* --bpf-stats: the programs' run counts and times */
 };
 
 /*

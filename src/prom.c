@@ -11,10 +11,15 @@
  */
 #include "prom.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hist.h"
 
@@ -475,6 +480,119 @@ static void daemon_metrics(struct prom *pr, const struct prom_daemon *d)
 	end(pr);
 }
 
+/* ---- the process itself ------------------------------------------------- */
+
+int prom_process_read(struct prom_process *pp)
+{
+	unsigned long long utime, stime, start, vsize;
+	struct timespec real, boot;
+	long long rss;
+	long ticks = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	char buf[1024], *p;
+	struct rlimit rl;
+	struct dirent *e;
+	FILE *f;
+	DIR *dir;
+	int n;
+
+	memset(pp, 0, sizeof(*pp));
+	f = fopen("/proc/self/stat", "re");
+	if (!f)
+		return -errno;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* comm, field 2, may hold spaces and parentheses: count from the last ')' */
+	if (!p || !(p = strrchr(buf, ')')))
+		return -EINVAL;
+	n = sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+		   "%*d %*d %*d %*d %llu %llu %lld", &utime, &stime, &start, &vsize, &rss);
+	if (n != 5 || ticks <= 0 || page <= 0)
+		return -EINVAL;
+	/*
+	 * `start` is in clock ticks since boot (CLOCK_BOOTTIME): now minus the
+	 * time since then.  /proc/stat's btime would do too, but it is whole
+	 * seconds, so the start could read up to a second early.
+	 */
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	pp->cpu_seconds = (double)(utime + stime) / ticks;
+	pp->start_time_seconds = real.tv_sec + real.tv_nsec / 1e9 -
+				 (boot.tv_sec + boot.tv_nsec / 1e9 - (double)start / ticks);
+	pp->virtual_bytes = vsize;
+	pp->resident_bytes = (uint64_t)rss * page;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	pp->max_fds = rl.rlim_cur;
+	/* what the client libraries count: /proc/self/fd, the descriptor reading it included */
+	if (!(dir = opendir("/proc/self/fd")))
+		return -errno;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			pp->open_fds++;
+	closedir(dir);
+	return 0;
+}
+
+/* One process_* family of one sample: `v` when integral is false, else `n`. */
+static void process_metric(struct prom *pr, const char *type, const char *name,
+			   const char *what, bool integral, double v, uint64_t n)
+{
+	begin(pr, type, "%s", name);
+	help(pr, "%s", what);
+	if (integral)
+		sample_u64(pr, "", NULL, n);
+	else
+		sample_double(pr, "", NULL, v);
+	end(pr);
+}
+
+/* As the Go and Python clients write them, so dashboards made for those work. */
+static void process_metrics(struct prom *pr, const struct prom_process *pp)
+{
+	process_metric(pr, "counter", "process_cpu_seconds_total",
+		       "Total user and system CPU time spent in seconds.", false,
+		       pp->cpu_seconds, 0);
+	process_metric(pr, "gauge", "process_open_fds", "Number of open file descriptors.", true,
+		       0, pp->open_fds);
+	process_metric(pr, "gauge", "process_max_fds", "Maximum number of open file descriptors.",
+		       true, 0, pp->max_fds);
+	process_metric(pr, "gauge", "process_virtual_memory_bytes", "Virtual memory size in bytes.",
+		       true, 0, pp->virtual_bytes);
+	process_metric(pr, "gauge", "process_resident_memory_bytes",
+		       "Resident memory size in bytes.", true, 0, pp->resident_bytes);
+	process_metric(pr, "gauge", "process_start_time_seconds",
+		       "Start time of the process since unix epoch in seconds.", false,
+		       pp->start_time_seconds, 0);
+}
+
+/* --bpf-stats: each loaded program's runs and run time, as the kernel counts them. */
+static void program_metrics(struct prom *pr, const struct program_runs *runs, int n)
+{
+	struct labels ls;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0) {
+			begin(pr, "counter", "permscope_bpf_program_run_count_total");
+			help(pr, "times the BPF program ran, since --bpf-stats turned the kernel's "
+			     "run statistics on (BPF_ENABLE_STATS)");
+		} else {
+			begin(pr, "counter", "permscope_bpf_program_run_seconds_total");
+			help(pr, "time the BPF program ran, seconds, since --bpf-stats turned the "
+			     "kernel's run statistics on (BPF_ENABLE_STATS)");
+		}
+		for (int i = 0; i < n; i++) {
+			ls.n = 0;
+			label_add(&ls, "family", family_name(runs[i].family));
+			label_add(&ls, "program", runs[i].program);
+			if (pass == 0)
+				sample_u64(pr, "", &ls, runs[i].run_count);
+			else
+				sample_double(pr, "", &ls, (double)runs[i].run_time_ns / 1e9);
+		}
+		end(pr);
+	}
+}
+
 char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *len)
 {
 	struct prom pr = { .failed = false };
@@ -490,6 +608,10 @@ char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *
 			family_metrics(&pr, p, f, d && d->buckets ? d->buckets : PROM_BUCKETS_DEFAULT);
 	if (d)
 		daemon_metrics(&pr, d);
+	if (d && d->programs)
+		program_metrics(&pr, d->programs, d->nprograms);
+	if (d && d->process)
+		process_metrics(&pr, d->process);
 	if (fclose(pr.out) || pr.failed) {
 		free(buf);
 		*len = 0;

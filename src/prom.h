@@ -11,8 +11,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "families.h"
 #include "http.h"
 #include "profile.h"
+
+/*
+ * The process_* metrics every Prometheus client library exports about its
+ * own process (names, types and HELP as the Go and Python clients write
+ * them), here the daemon's.
+ */
+struct prom_process {
+	double cpu_seconds;        /* user + system CPU time */
+	double start_time_seconds; /* since the epoch */
+	uint64_t resident_bytes, virtual_bytes;
+	uint64_t open_fds, max_fds; /* max: RLIMIT_NOFILE's soft limit */
+};
+
+/* This process's figures from /proc/self and getrlimit(); 0 or -errno. */
+int prom_process_read(struct prom_process *pp);
 
 /* What the daemon adds about itself. */
 struct prom_daemon {
@@ -21,6 +37,9 @@ struct prom_daemon {
 	uint64_t last_snapshot_ns;    /* CLOCK_REALTIME of the newest; 0: none yet */
 	struct http_stats http;       /* the endpoint's answers by status code */
 	uint64_t buckets;             /* latency bounds exported (--buckets); 0: the default */
+	const struct prom_process *process;  /* NULL: no process_* metrics */
+	const struct program_runs *programs; /* --bpf-stats: nprograms; NULL: off */
+	int nprograms;
 };
 
 /*

@@ -218,6 +218,21 @@ int recorder_collect(struct recorder *r, struct profile *p)
 	return ret;
 }
 
+int recorder_program_runs(struct recorder *r, struct program_runs *out, int max)
+{
+	int n = 0, got;
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (!r->fams[f])
+			continue;
+		got = family_program_runs(r->fams[f], out + n, max - n);
+		if (got < 0)
+			return got;
+		n += got;
+	}
+	return n;
+}
+
 void recorder_detach(struct recorder *r)
 {
 	for (int f = 0; f < FAMILY_COUNT; f++) {

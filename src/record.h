@@ -42,6 +42,8 @@ int recorder_attach(struct recorder *r, const struct probe_opts *probe, struct p
  * 0 or the first -errno; every failing family is reported.
  */
 int recorder_collect(struct recorder *r, struct profile *p);
+/* Every attached family's programs, up to `max` (family_program_runs()). */
+int recorder_program_runs(struct recorder *r, struct program_runs *out, int max);
 void recorder_detach(struct recorder *r);
 /* "lookup: unavailable, access: tracepoint, exec: tracepoint" */
 void recorder_describe(const struct profile *p, char *line, size_t size);

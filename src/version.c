@@ -95,6 +95,7 @@ static const struct feature {
 	{ "tls", "--web-config's tls_server_config (GnuTLS, through libmicrohttpd)", tls_version },
 	{ "basic-auth", "--web-config's basic_auth_users (bcrypt by libcrypt)", NULL },
 	{ "libyaml", "reads --web-config", libyaml_version },
+	{ "systemd-notify", "the daemon's READY=1, STATUS= and WATCHDOG=1 (libsystemd)", NULL },
 };
 
 #define NFEATURES (sizeof(features) / sizeof(features[0]))

@@ -19,14 +19,17 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -393,7 +396,8 @@ static void promtool_accepts_the_exposition(void **state)
 		print_message("skipped: no %s (Debian package prometheus)\n", argv[0]);
 		skip();
 	}
-	daemon_start(&d, "promtool", "psd-promtool", "1", NULL);
+	/* --bpf-stats: its names are linted too, with process_* */
+	daemon_start(&d, "promtool", "psd-promtool", "1", "--bpf-stats");
 	run_caller("psd-promtool", 10, 3);
 	metrics = scrape(&d);
 	assert_int_equal(daemon_stop(&d, NULL), 0);
@@ -1007,6 +1011,422 @@ static void random_kill_9s_never_leave_a_torn_snapshot(void **state)
 	assert_int_equal(left, 0);
 }
 
+/*
+ * The daemon's own process_* figures are its own (started during this test,
+ * more than stdin, stdout and stderr open, the RLIMIT_NOFILE it inherited
+ * from us), and --bpf-stats counts the access family's entry program once
+ * per access() call: N calls move its run count by at least N (other
+ * processes' calls run it too) and its run time with it.
+ */
+static void process_metrics_and_bpf_program_runs_are_real(void **state)
+{
+	static const char *const modes[] = { "fentry", "kprobe", "tracepoint" };
+	char program[128], with[160];
+	const char *mode = NULL;
+	double before_runs, after_runs, before_time, after_time, now;
+	double started = (double)now_realtime_ns() / 1e9;
+	char *before, *after;
+	struct rlimit rl;
+	struct daemon d;
+	const int n = 5000;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	daemon_start(&d, "self", "psd-self", "3600", "--bpf-stats");
+	before = scrape(&d);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(with, sizeof(with), "family=\"access\",mode=\"%s\"", modes[i]);
+		if (metric_sum(before, "permscope_probe_attached", with) == 1)
+			mode = modes[i];
+	}
+	assert_non_null(mode);
+	/* the program that runs on entry to every access() in each mode */
+	if (!strcmp(mode, "tracepoint"))
+		snprintf(program, sizeof(program), "tp_sys_enter_access");
+	else
+		snprintf(program, sizeof(program), "%s_do_faccessat", mode);
+	snprintf(with, sizeof(with), "family=\"access\",program=\"%s\"", program);
+	run_caller("psd-self", n, 0);
+	after = scrape(&d);
+	now = (double)now_realtime_ns() / 1e9;
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+
+	print_message("  process: started %.2f s into the test, cpu %.2f s, rss %.0f KiB, "
+		      "fds %.0f of %.0f\n",
+		      metric_sum(after, "process_start_time_seconds", NULL) - started,
+		      metric_sum(after, "process_cpu_seconds_total", NULL),
+		      metric_sum(after, "process_resident_memory_bytes", NULL) / 1024,
+		      metric_sum(after, "process_open_fds", NULL),
+		      metric_sum(after, "process_max_fds", NULL));
+	/* the kernel's start time has clock-tick (10 ms) resolution */
+	assert_true(metric_sum(after, "process_start_time_seconds", NULL) >= started - 0.02);
+	assert_true(metric_sum(after, "process_start_time_seconds", NULL) <= now);
+	assert_true(metric_sum(after, "process_cpu_seconds_total", NULL) >= 0);
+	assert_true(metric_sum(after, "process_open_fds", NULL) > 3);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	assert_true(metric_sum(after, "process_max_fds", NULL) == (double)rl.rlim_cur);
+	assert_true(metric_sum(after, "process_resident_memory_bytes", NULL) > 1 << 20);
+	assert_true(metric_sum(after, "process_virtual_memory_bytes", NULL) >=
+		    metric_sum(after, "process_resident_memory_bytes", NULL));
+
+	before_runs = metric_sum(before, "permscope_bpf_program_run_count_total", with);
+	after_runs = metric_sum(after, "permscope_bpf_program_run_count_total", with);
+	before_time = metric_sum(before, "permscope_bpf_program_run_seconds_total", with);
+	after_time = metric_sum(after, "permscope_bpf_program_run_seconds_total", with);
+	print_message("  %s (%s): %d access() calls, its run count moved by %.0f, its run time "
+		      "by %.0f ns (%.0f ns a run)\n", program, mode, n, after_runs - before_runs,
+		      (after_time - before_time) * 1e9,
+		      (after_time - before_time) * 1e9 / (after_runs - before_runs));
+	assert_true(before_runs >= 0);
+	assert_true(after_runs - before_runs >= n);
+	assert_true(after_time > before_time);
+	free(before);
+	free(after);
+}
+
+/* ---- systemd's notification socket, as the service manager holds it ---- */
+
+/* An AF_UNIX datagram socket bound at PATH, with the senders' credentials on. */
+static int notify_listen(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof(sun.sun_path));
+	strcpy(sun.sun_path, path);
+	unlink(path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+	return fd;
+}
+
+/*
+ * The next message within `timeout` seconds into buf ("" on timeout), its
+ * sender's pid in *pid: what systemd checks against NotifyAccess=main.
+ */
+static void notify_recv(int fd, double timeout, char *buf, size_t size, pid_t *pid)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct iovec iov = { .iov_base = buf, .iov_len = size - 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
+			      .msg_controllen = sizeof(control) };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	buf[0] = 0;
+	*pid = 0;
+	if (poll(&pfd, 1, (int)(timeout * 1000)) != 1)
+		return;
+	n = recvmsg(fd, &msg, MSG_DONTWAIT);
+	assert_true(n >= 0);
+	buf[n] = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+			*pid = ((struct ucred *)CMSG_DATA(c))->pid;
+}
+
+/* Whether STATUS text `s` says "FAMILY: MODE" with a mode that attached. */
+static bool names_a_mode(const char *s, const char *family)
+{
+	static const char *const modes[] = { "fentry", "kprobe", "tracepoint" };
+	char want[64];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(want, sizeof(want), "%s: %s", family, modes[i]);
+		if (strstr(s, want))
+			return true;
+	}
+	return false;
+}
+
+/* Read away every message waiting. */
+static void notify_drain(int fd)
+{
+	char msg[1024];
+	pid_t from;
+
+	do
+		notify_recv(fd, 0.05, msg, sizeof(msg), &from);
+	while (msg[0]);
+}
+
+/*
+ * Type=notify, as systemd would see it: READY=1 once the probes are attached
+ * and /metrics answers (a GET at that moment gets 200), STATUS= naming each
+ * family's mode and the address, WATCHDOG=1 at half WATCHDOG_USEC for as
+ * long as it runs, STOPPING=1 on SIGTERM; every message from the daemon's
+ * own pid (NotifyAccess=main).
+ */
+static void systemd_hears_ready_status_watchdog_and_stopping(void **state)
+{
+	const char *sock = tmp_path("notify.sock");
+	char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "access,exec",
+			 "--listen", "127.0.0.1:0", "--state-dir", (char *)tmp_path("notify"),
+			 NULL };
+	char msg[1024], addr[64], *body, *at;
+	double first = -1, last = -1, gap = 0, t;
+	int fd, pings = 0, status;
+	struct timespec t0;
+	pid_t pid, from;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	fd = notify_listen(sock);
+	setenv("NOTIFY_SOCKET", sock, 1);
+	setenv("WATCHDOG_USEC", "400000", 1); /* WatchdogSec=0.4: a ping every 0.2 s */
+	unsetenv("WATCHDOG_PID");
+	pid = spawn_to(argv, "/dev/null", tmp_path("notify.stderr"));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+
+	notify_recv(fd, 10, msg, sizeof(msg), &from);
+	print_message("  first message: %s\n", msg);
+	assert_int_equal(from, pid);
+	assert_true(strncmp(msg, "READY=1\n", 8) == 0);
+	at = strstr(msg, "STATUS=");
+	assert_non_null(at);
+	assert_true(names_a_mode(at, "access") && names_a_mode(at, "exec"));
+	at = strstr(at, "/metrics on ");
+	assert_non_null(at);
+	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(at + 12, "\n"), at + 12);
+	/* Ready means ready: the endpoint already answers. */
+	assert_int_equal(http_get(addr, "/metrics", &body), 200);
+	assert_non_null(strstr(body, "permscope_probe_attached"));
+	free(body);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((t = seconds_since(&t0)) < 3) {
+		notify_recv(fd, 1, msg, sizeof(msg), &from);
+		if (!msg[0])
+			break;
+		assert_int_equal(from, pid);
+		assert_string_equal(msg, "WATCHDOG=1");
+		t = seconds_since(&t0);
+		if (last >= 0 && t - last > gap)
+			gap = t - last;
+		if (first < 0)
+			first = t;
+		last = t;
+		pings++;
+	}
+	print_message("  %d WATCHDOG=1 in %.2f s, longest gap %.3f s (WATCHDOG_USEC 0.4 s)\n",
+		      pings, last - first, gap);
+	/* one every 0.2 s: 15 in 3 s, give or take a loaded machine's wake-ups */
+	assert_in_range(pings, 12, 17);
+	assert_true(gap < 0.4);
+
+	kill(pid, SIGTERM);
+	do
+		notify_recv(fd, 5, msg, sizeof(msg), &from);
+	while (!strcmp(msg, "WATCHDOG=1"));
+	assert_string_equal(msg, "STOPPING=1");
+	assert_int_equal(from, pid);
+	status = wait_exit_status(pid);
+	assert_int_equal(status, 0);
+	close(fd);
+	unlink(sock);
+}
+
+/* Nothing attaches (lookup cannot here): exit 1, and systemd never hears READY=1. */
+static void no_ready_when_nothing_attaches(void **state)
+{
+	const char *sock = tmp_path("notify-fail.sock");
+	char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "lookup", "--listen",
+			 "127.0.0.1:0", "--state-dir", (char *)tmp_path("notify-fail"), NULL };
+	char msg[1024];
+	int fd, status;
+	pid_t pid, from;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	if (permscope("record", "-q", "-d", "0.1", "--families", "lookup", "-o",
+		      tmp_path("lookup.json"), NULL) == 0) {
+		print_message("skipped: lookup attaches on this kernel; this test needs a family "
+			      "that cannot\n");
+		skip();
+	}
+	fd = notify_listen(sock);
+	setenv("NOTIFY_SOCKET", sock, 1);
+	setenv("WATCHDOG_USEC", "400000", 1);
+	pid = spawn_to(argv, "/dev/null", tmp_path("notify-fail.stderr"));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	status = wait_exit_status(pid);
+	assert_int_equal(status, 1);
+	for (;;) {
+		notify_recv(fd, 0.2, msg, sizeof(msg), &from);
+		if (!msg[0])
+			break;
+		print_message("  heard: %s\n", msg);
+		assert_null(strstr(msg, "READY=1"));
+	}
+	close(fd);
+	unlink(sock);
+}
+
+/* ---- the unit's system call filter -------------------------------------- */
+
+/*
+ * Whether system call `name` is in filter entry `entry` (a call, or a
+ * @group of systemd-analyze syscall-filter's listing `groups`, nested
+ * groups followed).
+ */
+static bool filter_allows(const char *groups, const char *entry, const char *name)
+{
+	char head[64];
+	const char *at;
+
+	if (entry[0] != '@')
+		return !strcmp(entry, name);
+	snprintf(head, sizeof(head), "\n%s\n", entry);
+	at = strncmp(groups, head + 1, strlen(head + 1)) ? strstr(groups, head) : groups - 1;
+	if (!at)
+		fail_msg("systemd-analyze syscall-filter lists no group %s", entry);
+	for (at = strchr(at + 1, '\n') + 1; *at == ' '; at = strchr(at, '\n') + 1) {
+		char member[64];
+
+		at += strspn(at, " ");
+		snprintf(member, sizeof(member), "%.*s", (int)strcspn(at, "\n"), at);
+		if (member[0] != '#' && filter_allows(groups, member, name))
+			return true;
+		if (!strchr(at, '\n'))
+			break;
+	}
+	return false;
+}
+
+/*
+ * contrib/permscope.service's SystemCallFilter= lets through every system
+ * call the daemon makes: strace -f counts them while the daemon attaches,
+ * tells systemd it is ready and pings the watchdog, serves scrapes, writes
+ * snapshots, logs, reopens its log on SIGHUP, reads --bpf-stats and stops
+ * on SIGTERM, and each one must be in the filter's groups or named in it.
+ * (systemd is not PID 1 on every test machine, so the filter is checked
+ * against what the daemon does rather than applied by systemd-run.)
+ */
+static void the_units_syscall_filter_allows_every_call_the_daemon_makes(void **state)
+{
+	char unit[PATH_MAX], counts[PATH_MAX], pidtext[32], filter[1024] = "", addr[64];
+	const char *log = tmp_path("strace-daemon.log"), *sock = tmp_path("strace.sock");
+	char *argv[] = { "/usr/bin/strace", "-f", "-qq", "-c", "-o", counts,
+			 (char *)permscope_bin(), "daemon", "--families", "access,exec",
+			 "--comm", "psd-strace", "--listen", "127.0.0.1:0", "--state-dir",
+			 (char *)tmp_path("strace"), "--interval", "0.5", "--log", (char *)log,
+			 "--bpf-stats", NULL };
+	char *sa[] = { "/usr/bin/systemd-analyze", "syscall-filter", "--no-pager", NULL };
+	char *text, *groups, *line, *body, *at, *save = NULL;
+	int fd, calls = 0, outside = 0;
+	pid_t tracer, daemon = 0;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	if (access(argv[0], X_OK) || access(sa[0], X_OK)) {
+		print_message("skipped: needs %s (Debian package strace) and %s (systemd)\n",
+			      argv[0], sa[0]);
+		skip();
+	}
+	snprintf(unit, sizeof(unit), "%s/../../../contrib/permscope.service", testdata_dir());
+	snprintf(counts, sizeof(counts), "%s", tmp_path("strace.txt"));
+	text = slurp(unit, NULL);
+	assert_non_null(text);
+	/* An allow list, and what later ~ lines take out of it (each entry ~-prefixed here). */
+	for (at = text; (at = strstr(at, "\nSystemCallFilter=")); at++) {
+		bool deny;
+
+		at += strlen("\nSystemCallFilter=");
+		deny = *at == '~';
+		assert_true(deny == (filter[0] != 0)); /* the first line allows, later ones deny */
+		at += deny;
+		for (size_t len = strcspn(at, " \n"); len; at += len, at += *at == ' ',
+		     len = strcspn(at, " \n")) {
+			size_t n = strlen(filter);
+
+			snprintf(filter + n, sizeof(filter) - n, "%s%s%.*s", n ? " " : "",
+				 deny ? "~" : "", (int)len, at);
+		}
+	}
+	free(text);
+	assert_true(filter[0]);
+	assert_int_equal(run_capture(sa), 0);
+	/* a leading newline, so that every group heading is "\n@name\n" */
+	assert_true(asprintf(&groups, "\n%s", out_text) > 0);
+
+	fd = notify_listen(sock);
+	setenv("NOTIFY_SOCKET", sock, 1);
+	setenv("WATCHDOG_USEC", "400000", 1);
+	tracer = spawn_to(argv, "/dev/null", tmp_path("strace.stderr"));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	for (int i = 0; i < 200 && !file_says(log, "listening on http://", NULL); i++)
+		usleep(50000);
+	text = slurp(log, NULL);
+	at = text ? strstr(text, "listening on http://") : NULL;
+	if (!at) {
+		kill(tracer, SIGKILL);
+		fail_msg("the daemon under strace did not start:\n%s", text ? text : "");
+	}
+	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(at + 20, "/"), at + 20);
+	free(text);
+	/* the daemon is strace's child: its pid is in its lock file */
+	text = slurp(tmp_path("strace/lock"), NULL);
+	assert_non_null(text);
+	snprintf(pidtext, sizeof(pidtext), "%s", text);
+	free(text);
+	daemon = atoi(pidtext);
+	assert_true(daemon > 0);
+	for (int i = 0; i < 4; i++) {
+		run_caller("psd-strace", 100, 10);
+		assert_int_equal(http_get(addr, "/metrics", &body), 200);
+		free(body);
+		usleep(500000);
+		notify_drain(fd); /* as systemd would: a full socket blocks sd_notify() */
+	}
+	rename(log, tmp_path("strace-daemon.log.1"));
+	kill(daemon, SIGHUP);
+	for (int i = 0; i < 100 && access(log, F_OK); i++)
+		usleep(50000);
+	usleep(700000);
+	notify_drain(fd);
+	kill(daemon, SIGTERM);
+	while (waitpid(tracer, NULL, WNOHANG) == 0)
+		notify_drain(fd);
+	assert_true(file_says(log, "SIGTERM: final snapshot written", NULL));
+	close(fd);
+	unlink(sock);
+
+	text = slurp(counts, NULL);
+	assert_non_null(text);
+	print_message("  SystemCallFilter= %s\n  the daemon's calls:", filter);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *name = strrchr(line, ' ') ? strrchr(line, ' ') + 1 : line, *f, *fsave = NULL;
+		char copy[sizeof(filter)];
+		bool allowed = false, denied = false;
+
+		if (line[0] == '%' || line[0] == '-' || !strcmp(name, "total"))
+			continue;
+		calls++;
+		snprintf(copy, sizeof(copy), "%s", filter);
+		for (f = strtok_r(copy, " ", &fsave); f; f = strtok_r(NULL, " ", &fsave)) {
+			if (f[0] == '~')
+				denied = denied || filter_allows(groups, f + 1, name);
+			else
+				allowed = allowed || filter_allows(groups, f, name);
+		}
+		allowed = allowed && !denied;
+		print_message(" %s%s", name, allowed ? "" : " (NOT ALLOWED)");
+		outside += !allowed;
+	}
+	print_message("\n  %d different calls, %d outside the filter\n", calls, outside);
+	assert_true(calls > 20);
+	assert_int_equal(outside, 0);
+	free(text);
+	free(groups);
+}
+
 /* Can the daemon run here at all?  If not, say why once and skip all. */
 static int probe_environment(void **state)
 {
@@ -1029,6 +1449,10 @@ int main(void)
 		cmocka_unit_test(deltas_add_up_to_the_total_under_a_busy_workload),
 		cmocka_unit_test(logs_carry_priorities_for_journald_and_sighup_reopens_log),
 		cmocka_unit_test(the_service_units_capabilities_are_enough),
+		cmocka_unit_test(systemd_hears_ready_status_watchdog_and_stopping),
+		cmocka_unit_test(no_ready_when_nothing_attaches),
+		cmocka_unit_test(process_metrics_and_bpf_program_runs_are_real),
+		cmocka_unit_test(the_units_syscall_filter_allows_every_call_the_daemon_makes),
 	};
 
 	return cmocka_run_group_tests_name("live-daemon", tests, probe_environment,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "promserver.h"
@@ -20,6 +21,7 @@
 #include "profile.h"
 #include "prom.h"
 #include "schema.h"
+#include "util.h"
 
 /* 2026-11-30T09:15:02.125Z, the sample profile's start */
 #define START_NS 1796030102125000000ULL
@@ -823,6 +825,117 @@ static void daemon_counters_only_with_a_daemon(void **state)
 	profile_free(&p);
 }
 
+/* ---- about the daemon's own process -------------------------------------- */
+
+static const struct prom_process self_seen = {
+	.cpu_seconds = 1.43, .start_time_seconds = 1796030101.87,
+	.resident_bytes = 18464 * 1024, .virtual_bytes = 141312000,
+	.open_fds = 17, .max_fds = 524288,
+};
+
+static const struct program_runs runs_seen[] = {
+	{ "tp_sys_enter_faccessat2", FAMILY_ACCESS, 1018, 97197 },
+	{ "tp_kmem_cache_alloc", FAMILY_EXEC, 61253, 2496757 },
+};
+
+static const struct prom_daemon daemon_with_self = {
+	.snapshots_written = 3,
+	.last_snapshot_ns = START_NS + 58375000000ULL,
+	.process = &self_seen,
+	.programs = runs_seen,
+	.nprograms = 2,
+};
+
+/*
+ * This process, read as the daemon reads itself: the values are this
+ * test's own (started before now and within the hour, stdin/out/err and the
+ * directory being read open, the soft RLIMIT_NOFILE, some memory).
+ */
+static void process_figures_are_this_processs_own(void **state)
+{
+	struct prom_process pp;
+	struct rlimit rl;
+	double now = (double)now_realtime_ns() / 1e9;
+
+	(void)state;
+	assert_int_equal(prom_process_read(&pp), 0);
+	print_message("  cpu %.2f s, started %.2f s ago, rss %llu, vsz %llu, fds %llu of %llu\n",
+		      pp.cpu_seconds, now - pp.start_time_seconds,
+		      (unsigned long long)pp.resident_bytes, (unsigned long long)pp.virtual_bytes,
+		      (unsigned long long)pp.open_fds, (unsigned long long)pp.max_fds);
+	assert_true(pp.start_time_seconds <= now + 0.02); /* clock ticks: 10 ms */
+	assert_true(pp.start_time_seconds > now - 3600);
+	assert_true(pp.cpu_seconds >= 0 && pp.cpu_seconds < now - pp.start_time_seconds + 1);
+	assert_true(pp.open_fds > 3);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	assert_int_equal(pp.max_fds, rl.rlim_cur);
+	assert_true(pp.resident_bytes > 0 && pp.virtual_bytes >= pp.resident_bytes);
+}
+
+/* The process_* set with the client libraries' names, types and HELP. */
+static void process_metrics_as_client_libraries_write_them(void **state)
+{
+	struct prom_daemon d = daemon_with_self;
+	struct profile p;
+	char *text;
+
+	(void)state;
+	empty_profile(&p);
+	d.programs = NULL;
+	text = render(&p, &d);
+	assert_line(text, "# HELP process_cpu_seconds_total Total user and system CPU time spent "
+			  "in seconds.");
+	assert_line(text, "# TYPE process_cpu_seconds_total counter");
+	assert_line(text, "process_cpu_seconds_total 1.43");
+	assert_line(text, "# HELP process_open_fds Number of open file descriptors.");
+	assert_line(text, "# TYPE process_open_fds gauge");
+	assert_line(text, "process_open_fds 17");
+	assert_line(text, "# HELP process_max_fds Maximum number of open file descriptors.");
+	assert_line(text, "process_max_fds 524288");
+	assert_line(text, "# HELP process_virtual_memory_bytes Virtual memory size in bytes.");
+	assert_line(text, "process_virtual_memory_bytes 141312000");
+	assert_line(text, "# HELP process_resident_memory_bytes Resident memory size in bytes.");
+	assert_line(text, "process_resident_memory_bytes 18907136");
+	assert_line(text, "# HELP process_start_time_seconds Start time of the process since unix "
+			  "epoch in seconds.");
+	assert_line(text, "# TYPE process_start_time_seconds gauge");
+	assert_line(text, "process_start_time_seconds 1796030101.87");
+	assert_not_contains(text, "permscope_bpf_program");
+	free(text);
+
+	/* record and the gate have no daemon: no process_* either */
+	text = render(&p, NULL);
+	assert_not_contains(text, "process_");
+	free(text);
+	profile_free(&p);
+}
+
+/* --bpf-stats: a run count and a run time per program, labelled with its family. */
+static void program_runs_only_with_bpf_stats(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	empty_profile(&p);
+	text = render(&p, &daemon_seen);
+	assert_not_contains(text, "permscope_bpf_program");
+	free(text);
+	text = render(&p, &daemon_with_self);
+	assert_line(text, "# TYPE permscope_bpf_program_run_count_total counter");
+	assert_line(text, "permscope_bpf_program_run_count_total{family=\"access\","
+			  "program=\"tp_sys_enter_faccessat2\"} 1018");
+	assert_line(text, "permscope_bpf_program_run_count_total{family=\"exec\","
+			  "program=\"tp_kmem_cache_alloc\"} 61253");
+	assert_line(text, "# TYPE permscope_bpf_program_run_seconds_total counter");
+	assert_line(text, "permscope_bpf_program_run_seconds_total{family=\"access\","
+			  "program=\"tp_sys_enter_faccessat2\"} 9.7197e-05");
+	assert_line(text, "permscope_bpf_program_run_seconds_total{family=\"exec\","
+			  "program=\"tp_kmem_cache_alloc\"} 0.002496757");
+	free(text);
+	profile_free(&p);
+}
+
 /* ---- the format ---------------------------------------------------------- */
 
 static void label_values_are_escaped(void **state)
@@ -1081,6 +1194,9 @@ static void promtool_accepts_the_exposition(void **state)
 	text = render(&p, &daemon_seen);
 	check_with_promtool(tool, text, "sample.prom");
 	free(text);
+	text = render(&p, &daemon_with_self);
+	check_with_promtool(tool, text, "self.prom");
+	free(text);
 	profile_free(&p);
 }
 
@@ -1103,7 +1219,7 @@ static void every_metric_is_documented(void **state)
 		fail_msg("cannot read %s: %s", path, strerror(errno));
 	full_profile(&p);
 	p.exec.errnos[EACCES] = 1;
-	text = render(&p, &daemon_seen);
+	text = render(&p, &daemon_with_self);
 	names = metric_names(text, &types);
 	assert_non_null(names[0]);
 	for (size_t i = 0; names[i]; i++) {
@@ -1308,6 +1424,9 @@ int main(void)
 		cmocka_unit_test(every_row_of_every_family_is_exported),
 		cmocka_unit_test(group_labels_are_valid_and_distinct),
 		cmocka_unit_test(promtool_accepts_the_exposition),
+		cmocka_unit_test(process_figures_are_this_processs_own),
+		cmocka_unit_test(process_metrics_as_client_libraries_write_them),
+		cmocka_unit_test(program_runs_only_with_bpf_stats),
 		cmocka_unit_test(every_metric_is_documented),
 		cmocka_unit_test(the_promql_in_the_docs_parses),
 	};
