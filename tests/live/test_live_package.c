@@ -308,19 +308,30 @@ static void the_package_installs_runs_and_purges_without_a_trace(void **state)
 		run_ok(argv);
 		assert_contains(out_text, "permscope");
 	}
+	/*
+	 * man-db keeps a formatted copy of a page it rendered at the default
+	 * width in /var/cache/man, and prefers it while it is newer than the
+	 * page: the package's pages carry debian/changelog's date, so a copy
+	 * left by an earlier run would hide this package's pages, and would be
+	 * left behind after the purge.  At another width man-db keeps none.
+	 */
+	setenv("MANWIDTH", "100", 1);
 	{
 		char *argv[] = { MAN, "-P", "cat", "permscope-daemon", NULL };
 
 		run_ok(argv);
-		assert_contains(out_text, "NAME");
-		assert_contains(out_text, "permscope-daemon");
+		assert_contains(out_text, "SYNOPSIS");
+		/* this tree's page, not an older one: it names the newest options */
+		assert_contains(out_text, "--web-config");
+		assert_contains(out_text, "--bpf-stats");
 	}
 	{
 		char *argv[] = { MAN, "-P", "cat", "permscope", NULL };
 
 		run_ok(argv);
-		assert_contains(out_text, "NAME");
+		assert_contains(out_text, "SYNOPSIS");
 	}
+	unsetenv("MANWIDTH");
 	assert_int_equal(access(UNIT, R_OK), 0);
 	assert_int_equal(access(DEFAULTS, R_OK), 0);
 	if (access(SYSTEMD_ANALYZE, X_OK) == 0) {
