@@ -294,8 +294,8 @@ static char *section_rows(char *doc, const char *heading, char **save)
 /*
  * Each row of "Derived values" has its recording rule,
  * permscope:FAMILY_VALUE:rate5m (VALUE with '.' made '_'; FAMILY.latency.p99
- * for access and exec), with the same expression; and every recording rule
- * is such a row.
+ * for access and exec; FAMILY bpf for the --bpf-stats programs' counters),
+ * with the same expression; and every recording rule is such a row.
  */
 static void the_recording_rules_are_the_docs_derived_values(void **state)
 {
@@ -338,7 +338,8 @@ static void the_recording_rules_are_the_docs_derived_values(void **state)
 			}
 			if (!fam)
 				fam = strstr(expr, "permscope_lookup_") ? "lookup" :
-				      strstr(expr, "permscope_access_") ? "access" : "exec";
+				      strstr(expr, "permscope_access_") ? "access" :
+				      strstr(expr, "permscope_bpf_") ? "bpf" : "exec";
 			snprintf(name, sizeof(name), "permscope:%s_%s:rate5m", fam, v);
 			for (char *d = strchr(name, '.'); d; d = strchr(d, '.'))
 				*d = '_';
