@@ -535,10 +535,11 @@ static void every_dashboard_query_parses(void **state)
 
 /*
  * Each metric a dashboard query reads is one docs/metrics.md documents
- * (and test_prom checks those are the ones exported), a recording rule of
- * the rules file, or one Prometheus makes itself (a name before `{` that is
- * not permscope's: up, scrape_duration_seconds); every panel query keeps to
- * the instances the $instance variable picked.
+ * (permscope_*, and the daemon's process_*: test_prom checks the page
+ * against what is exported), a recording rule of the rules file, or one
+ * Prometheus makes itself (any other name before `{`: up,
+ * scrape_duration_seconds); every panel query keeps to the instances the
+ * $instance variable picked.
  */
 static void the_dashboard_reads_only_documented_metrics(void **state)
 {
@@ -575,7 +576,7 @@ static void the_dashboard_reads_only_documented_metrics(void **state)
 			}
 			snprintf(name, sizeof(name), "%.*s", (int)len, c);
 			c += len - 1;
-			if (!strncmp(name, "permscope_", 10)) {
+			if (!strncmp(name, "permscope_", 10) || !strncmp(name, "process_", 8)) {
 				for (int k = 0; suffixes[k]; k++) {
 					size_t sl = strlen(suffixes[k]), nl = strlen(name);
 
