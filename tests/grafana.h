@@ -28,7 +28,8 @@ struct grafana_query {
 	char *panel;    /* the panel's title, or "variable NAME" */
 	char *ref;      /* the target's refId ("" for a variable) */
 	char *family;   /* "lookup", "access" or "exec" when it reads only that
-			 * family's metrics, else NULL */
+			 * family's metrics, "bpf" when only the BPF
+			 * programs' statistics (--bpf-stats), else NULL */
 	char *expr;     /* the PromQL, variables replaced */
 };
 
@@ -81,11 +82,12 @@ static inline char *grafana_substitute(const char *text, const struct grafana_va
 
 /*
  * The family whose metrics EXPR reads, when it reads one family's alone:
- * permscope_FAMILY_... or the recording rules' permscope:FAMILY_...
+ * permscope_FAMILY_... or the recording rules' permscope:FAMILY_...; "bpf"
+ * counts as one (permscope_bpf_program_...: there only with --bpf-stats).
  */
 static inline char *grafana_family(const char *expr)
 {
-	static const char *const families[] = { "lookup", "access", "exec" };
+	static const char *const families[] = { "lookup", "access", "exec", "bpf" };
 	const char *found = NULL;
 
 	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {

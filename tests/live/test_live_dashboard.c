@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * contrib/ against the real thing: a real `permscope daemon` (access, exec
- * and lookup asked for), a real Prometheus scraping it every second with
- * contrib/prometheus/permscope.rules.yml evaluated every second, and a
- * workload (build/tests/workload access and exec-missing, in a loop) so
- * that the counters move.  Then:
+ * and lookup asked for, with --bpf-stats), a real Prometheus scraping it
+ * every second with contrib/prometheus/permscope.rules.yml evaluated every
+ * second, and a workload (build/tests/workload access and exec-missing, in
+ * a loop) so that the counters move.  Then:
  *
  * - every query of contrib/grafana/permscope-dashboard.json (tests/grafana.h:
  *   $instance the daemon's address, $__rate_interval 1m, $__interval 15s,
  *   $__range 5m) returns at least one sample with a number in it;
  * - every recording rule has recorded a series;
+ * - every HTTP status has its series before its first answer, so that the
+ *   panel of refused logins has data (0) on a daemon without --web-config;
  * - PermscopeProbeNotAttached is pending for a family that did not attach.
  *
  * A query or rule that reads only one family's metrics cannot return data
  * where that family did not attach (lookup, on a kernel that refuses
- * fentry and has no kprobes): it is named, with the reason, and not
- * counted as checked.
+ * fentry and has no kprobes), nor one of the BPF programs' statistics
+ * where the kernel would not enable them (--bpf-stats needs CAP_SYS_ADMIN
+ * or sysctl kernel.bpf_stats_enabled=1; the daemon is then started
+ * without it): it is named, with the reason, and not counted as checked.
  *
  * Needs root and BPF, and Prometheus and promtool (Debian package
  * prometheus); skips, saying why, without them.
@@ -45,6 +49,7 @@ static char daemon_addr[64];
 static struct promserver prom;
 static const char *families[] = { "lookup", "access", "exec" };
 static bool attached[3]; /* by families[] */
+static char bpf_stats_off[512]; /* why the daemon runs without --bpf-stats; "" if with */
 
 /* TOP/REL, absolute: Prometheus reads the rules file from its own directory. */
 static const char *top_path(const char *rel)
@@ -103,13 +108,17 @@ static pid_t start_load(void)
 	return pid;
 }
 
-/* Starts the daemon, reading its address from "listening on http://ADDR/". */
-static int start_daemon(void)
+/*
+ * Starts the daemon, reading its address from "listening on http://ADDR/";
+ * with --bpf-stats when BPF_STATS is true.
+ */
+static int start_daemon(bool bpf_stats)
 {
 	char state[PATH_MAX], *text = NULL, *at;
 	const char *err = tmp_path("daemon.stderr");
 	char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "lookup,access,exec",
-			 "--listen", "127.0.0.1:0", "--state-dir", state, "--interval", "1", NULL };
+			 "--listen", "127.0.0.1:0", "--state-dir", state, "--interval", "1",
+			 bpf_stats ? "--bpf-stats" : NULL, NULL };
 
 	snprintf(state, sizeof(state), "%s/state", tmpdir);
 	daemon_pid = spawn_to(argv, "/dev/null", err);
@@ -124,7 +133,18 @@ static int start_daemon(void)
 		}
 		usleep(50000);
 	}
+	if (!daemon_pid) { /* it exited: all it said */
+		free(text);
+		text = slurp(err, NULL);
+	}
 	at = text ? strstr(text, "listening on http://") : NULL;
+	if (!at && bpf_stats && !daemon_pid && text && (at = strstr(text, "--bpf-stats: "))) {
+		/* the kernel would not: the rest is still checked, the BPF panels named */
+		snprintf(bpf_stats_off, sizeof(bpf_stats_off), "%.*s", (int)strcspn(at, "\n"), at);
+		print_message("  %s: started again without --bpf-stats\n", bpf_stats_off);
+		free(text);
+		return start_daemon(false);
+	}
 	if (!at) {
 		print_error("permscope daemon did not serve within 10 s:\n%s\n", text ? text : "");
 		free(text);
@@ -162,7 +182,7 @@ static int setup(void **state)
 		snprintf(skip_all, sizeof(skip_all), "no promtool (Debian package prometheus)");
 		return 0;
 	}
-	if (start_daemon())
+	if (start_daemon(true))
 		return -1;
 	snprintf(yaml, sizeof(yaml),
 		 "rule_files:\n  - %s\n"
@@ -216,6 +236,8 @@ static int teardown(void **state)
 /* Why a query of FAMILY's metrics alone cannot return data here; NULL if it can. */
 static const char *cannot_check(const char *family)
 {
+	if (family && !strcmp(family, "bpf") && bpf_stats_off[0])
+		return bpf_stats_off;
 	for (int f = 0; family && f < 3; f++)
 		if (!strcmp(family, families[f]) && !attached[f])
 			return "its family did not attach on this host "
@@ -332,6 +354,41 @@ static void every_recording_rule_records(void **state)
 }
 
 /*
+ * The panel of /metrics answers by code shows refused logins as the 401
+ * line: on this daemon, without --web-config, nothing is refused, and the
+ * line is still there at 0 (and so is PermscopeScrapeAuthFailures's
+ * increase()), because every code has a series from the daemon's start.
+ */
+static void every_http_code_has_a_series_before_its_first_answer(void **state)
+{
+	static const char *const codes[] = { "200", "401", "404", "405", "429", "500" };
+	char query[256];
+	double v;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		snprintf(query, sizeof(query),
+			 "permscope_http_requests_total{code=\"%s\",instance=\"%s\"}", codes[i],
+			 daemon_addr);
+		v = promserver_value(&prom, query);
+		print_message("  %s -> %g\n", query, v);
+		assert_false(isnan(v));
+		/* scrapes are answered 200; nothing asked for a password here */
+		if (!strcmp(codes[i], "200"))
+			assert_true(v > 0);
+		else if (!strcmp(codes[i], "401"))
+			assert_true(v == 0);
+	}
+	snprintf(query, sizeof(query),
+		 "sum by (code) (rate(permscope_http_requests_total{code=\"401\",instance=\"%s\"}"
+		 "[1m]))", daemon_addr);
+	v = promserver_value(&prom, query);
+	print_message("  the panel's 401 line: %g a second\n", v);
+	assert_true(v == 0);
+}
+
+/*
  * The alerts are evaluated too: a family asked for that did not attach
  * makes PermscopeProbeNotAttached pending (it fires after 5 minutes).
  */
@@ -362,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_dashboard_query_returns_data),
 		cmocka_unit_test(every_recording_rule_records),
+		cmocka_unit_test(every_http_code_has_a_series_before_its_first_answer),
 		cmocka_unit_test(a_family_not_attached_makes_its_alert_pending),
 	};
 

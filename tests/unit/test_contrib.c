@@ -294,8 +294,8 @@ static char *section_rows(char *doc, const char *heading, char **save)
 /*
  * Each row of "Derived values" has its recording rule,
  * permscope:FAMILY_VALUE:rate5m (VALUE with '.' made '_'; FAMILY.latency.p99
- * for access and exec), with the same expression; and every recording rule
- * is such a row.
+ * for access and exec; FAMILY bpf for the --bpf-stats programs' counters),
+ * with the same expression; and every recording rule is such a row.
  */
 static void the_recording_rules_are_the_docs_derived_values(void **state)
 {
@@ -338,7 +338,8 @@ static void the_recording_rules_are_the_docs_derived_values(void **state)
 			}
 			if (!fam)
 				fam = strstr(expr, "permscope_lookup_") ? "lookup" :
-				      strstr(expr, "permscope_access_") ? "access" : "exec";
+				      strstr(expr, "permscope_access_") ? "access" :
+				      strstr(expr, "permscope_bpf_") ? "bpf" : "exec";
 			snprintf(name, sizeof(name), "permscope:%s_%s:rate5m", fam, v);
 			for (char *d = strchr(name, '.'); d; d = strchr(d, '.'))
 				*d = '_';
@@ -534,10 +535,11 @@ static void every_dashboard_query_parses(void **state)
 
 /*
  * Each metric a dashboard query reads is one docs/metrics.md documents
- * (and test_prom checks those are the ones exported), a recording rule of
- * the rules file, or one Prometheus makes itself (a name before `{` that is
- * not permscope's: up, scrape_duration_seconds); every panel query keeps to
- * the instances the $instance variable picked.
+ * (permscope_*, and the daemon's process_*: test_prom checks the page
+ * against what is exported), a recording rule of the rules file, or one
+ * Prometheus makes itself (any other name before `{`: up,
+ * scrape_duration_seconds); every panel query keeps to the instances the
+ * $instance variable picked.
  */
 static void the_dashboard_reads_only_documented_metrics(void **state)
 {
@@ -574,7 +576,7 @@ static void the_dashboard_reads_only_documented_metrics(void **state)
 			}
 			snprintf(name, sizeof(name), "%.*s", (int)len, c);
 			c += len - 1;
-			if (!strncmp(name, "permscope_", 10)) {
+			if (!strncmp(name, "permscope_", 10) || !strncmp(name, "process_", 8)) {
 				for (int k = 0; suffixes[k]; k++) {
 					size_t sl = strlen(suffixes[k]), nl = strlen(name);
 
