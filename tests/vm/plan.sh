@@ -152,7 +152,9 @@ fi
 
 # The daemon (test_vm.c, "daemon"): attached with --comm before the stat loop
 # of lookup-tmpfs-base runs again, scraped once the loop is done, stopped with
-# SIGTERM.
+# SIGTERM.  Scraped a second time after 2000 more stats (daemon-metrics-2.txt):
+# test_vm_dashboard.c replays the two to a real Prometheus, so that the
+# dashboard's lookup rates have an increase to show.
 if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	echo "== daemon"
 	mkdir -p /tmp/psd
@@ -164,6 +166,10 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	sleep 2 # two intervals: the loop's last checks are in the totals
 	busybox wget -q -O /out/daemon-metrics.txt http://127.0.0.1:23649/metrics ||
 		echo "permscope-vm: the daemon's /metrics could not be read"
+	$W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
+	sleep 2
+	busybox wget -q -O /out/daemon-metrics-2.txt http://127.0.0.1:23649/metrics ||
+		echo "permscope-vm: the daemon's /metrics could not be read a second time"
 	kill -TERM $daemon
 	# A daemon that ignores SIGTERM is killed 30 s later (status 137)
 	# rather than holding the VM until its timeout.
