@@ -80,7 +80,8 @@ LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/t
              $(OUT)/tests/test_live_webconfig
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
-VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls permscope $(OUT)/tests/workload
+VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/test_vm_dashboard \
+             permscope $(OUT)/tests/workload
 
 # Keep the BPF objects, which only the skeleton rule asks for: `bpftool
 # prog` users may want them.  Named, because a bare .SECONDARY: makes every
@@ -239,7 +240,8 @@ $(OUT)/tests/test_%: tests/badinput/test_%.c $(LIB_OBJS) | $(OUT)/tests
 $(filter $(OUT)/tests/test_live%,$(LIVE_BINS)): $(OUT)/tests/%: tests/live/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls: $(OUT)/tests/%: tests/vm/%.c $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/test_vm_dashboard: \
+		$(OUT)/tests/%: tests/vm/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 # Static, so that no dynamic loader adds calls of its own to the counts the
