@@ -56,7 +56,7 @@ enum { OPT_FORMAT = 0x1000 };
 
 static const char *const format_names[FORMAT_COUNT] = {
 	[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json", [FORMAT_CSV] = "csv",
-	[FORMAT_HTML] = "html",
+	[FORMAT_HTML] = "html", [FORMAT_OPENMETRICS] = "openmetrics",
 };
 
 static const struct argp_option output_options[] = {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "prom.h"
 #include "record.h"
 #include "render.h"
 #include "schema.h"
@@ -18,11 +19,22 @@ struct report_cmd {
 	struct output_opts out;
 	const char *input;
 	const char *output;
+	const char *instance, *job; /* --format openmetrics's labels; NULL: not given */
 	bool recording_options;
 };
 
+enum { OPT_INSTANCE = 0x1100, OPT_JOB };
+
+#define REPORT_DEFAULT_JOB "permscope"
+
 static const struct argp_option report_options[] = {
 	{ "output", 'o', "FILE", 0, "Write the report to FILE instead of standard output", 0 },
+	{ "instance", OPT_INSTANCE, "NAME", 0,
+	  "--format openmetrics: the instance label of every series (default: the profile's "
+	  "host name)", 0 },
+	{ "job", OPT_JOB, "NAME", 0,
+	  "--format openmetrics: the job label of every series (default: " REPORT_DEFAULT_JOB ")",
+	  0 },
 	{ 0 },
 };
 
@@ -37,6 +49,13 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'o':
 		c->output = arg;
+		break;
+	case OPT_INSTANCE:
+	case OPT_JOB:
+		/* Prometheus drops a label whose value is empty */
+		if (!*arg)
+			argp_error(state, "--%s needs a NAME", key == OPT_JOB ? "job" : "instance");
+		*(key == OPT_JOB ? &c->job : &c->instance) = arg;
 		break;
 	case ARGP_KEY_ARG:
 		if (c->input)
@@ -81,13 +100,46 @@ static const struct argp report_argp = {
 	"Examples:\n"
 	"  permscope report                         5 s of this machine\n"
 	"  permscope report -d 30 --families lookup\n"
-	"  permscope report build.json --format csv -o build.csv\n",
+	"  permscope report build.json --format csv -o build.csv\n"
+	"  permscope report build.json --format openmetrics --instance ci-1 -o build.om\n"
+	"  promtool tsdb create-blocks-from openmetrics build.om /var/lib/prometheus\n",
 	report_children, report_help, 0,
 };
 
+/*
+ * --format openmetrics: every series at the profile's start and end, so a
+ * profile needs both, apart; the instance is the recording host's unless
+ * --instance names another.  Frees `p`.
+ */
+static int report_openmetrics(const struct report_cmd *c, struct profile *p)
+{
+	const char *instance = c->instance ? c->instance : p->hostname;
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (!*instance || p->end_ns <= p->start_ns) {
+		pr_err("%s: %s; OpenMetrics needs it", c->input ? c->input : "the recording",
+		       *instance ? "the profile ends no later than it starts (its series are "
+		       "timestamped at both)" : "the profile names no host: give --instance NAME");
+		profile_free(p);
+		return EXIT_USAGE;
+	}
+	buf = prom_render_openmetrics(p, instance, c->job ? c->job : REPORT_DEFAULT_JOB, &len);
+	profile_free(p);
+	if (!buf) {
+		pr_err("out of memory");
+		return EXIT_FAIL;
+	}
+	ret = emit_output(c->output, buf, len);
+	free(buf);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report_cmd c = { .out.offered = FORMAT_BIT(FORMAT_CSV) };
+	struct report_cmd c = { .out.offered = FORMAT_BIT(FORMAT_CSV) |
+					       FORMAT_BIT(FORMAT_OPENMETRICS) };
 	struct record_opts defaults;
 	struct profile p;
 	char err[512], *buf = NULL;
@@ -100,6 +152,10 @@ int cmd_report(int argc, char **argv)
 	parse_command(&report_argp, argc, argv, &c);
 	if ((ret = check_output_path(c.output)) != EXIT_OK)
 		return ret;
+	if ((c.instance || c.job) && c.out.format != FORMAT_OPENMETRICS) {
+		pr_err("--instance and --job label the series of --format openmetrics only");
+		return EXIT_USAGE;
+	}
 
 	if (c.input) {
 		if (memcmp(&c.rec, &defaults, sizeof(defaults))) {
@@ -121,6 +177,9 @@ int cmd_report(int argc, char **argv)
 			return ret;
 		}
 	}
+
+	if (c.out.format == FORMAT_OPENMETRICS)
+		return report_openmetrics(&c, &p);
 
 	out = open_memstream(&buf, &len);
 	if (!out) {

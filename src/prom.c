@@ -23,7 +23,8 @@
 
 #include "hist.h"
 
-#define MAX_LABELS 6
+/* build_info's four, or mode, fs, outcome and le; and OpenMetrics's instance and job */
+#define MAX_LABELS 8
 
 struct label {
 	const char *name, *value;
@@ -48,6 +49,18 @@ struct prom {
 	FILE *help, *body;
 	char *help_buf, *body_buf;
 	size_t help_len, body_len;
+	/*
+	 * OpenMetrics (prom_render_openmetrics()): instance and job on every
+	 * series, and every series at two times, at[0] and at[1] (ms since
+	 * the epoch: the profile's start and end).  `point` is -1 when
+	 * sample() writes both points of its series at once, or 0 or 1 while
+	 * a histogram writes one point of its series whole: OpenMetrics keeps
+	 * the lines of one point (its buckets, _sum and _count) together.
+	 */
+	bool om;
+	const char *instance, *job;
+	uint64_t at_ms[2];
+	int point;
 };
 
 /* ---- text ------------------------------------------------------------ */
@@ -145,15 +158,61 @@ static void help(struct prom *pr, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* One sample NAME[SUFFIX]{LABELS} VALUE of the family in progress. */
+/*
+ * Seconds with the milliseconds: S.mmm.  Prometheus reads an OpenMetrics
+ * timestamp as a double and truncates it times 1000 to milliseconds
+ * (2.42's openmetricsparse.go), so an S.mmm whose nearest double lies just
+ * below would read back a millisecond early: that one is written S.mmm1,
+ * a tenth of a millisecond above, which every reader rounds or truncates
+ * to the same millisecond.
+ */
+static void format_ms(char *buf, size_t size, uint64_t ms)
+{
+	snprintf(buf, size, "%llu.%03llu", (unsigned long long)(ms / 1000),
+		 (unsigned long long)(ms % 1000));
+	if ((uint64_t)(strtod(buf, NULL) * 1000) != ms)
+		snprintf(buf, size, "%llu.%03llu1", (unsigned long long)(ms / 1000),
+			 (unsigned long long)(ms % 1000));
+}
+
+static void sample_line(struct prom *pr, const char *suffix, const struct labels *ls,
+			const char *value, int point)
+{
+	char ts[32];
+
+	fprintf(pr->body, "%s%s", pr->name, suffix);
+	put_labels(pr->body, ls);
+	fprintf(pr->body, " %s", value);
+	if (point >= 0) {
+		format_ms(ts, sizeof(ts), pr->at_ms[point]);
+		fprintf(pr->body, " %s", ts);
+	}
+	fputc('\n', pr->body);
+}
+
+/*
+ * One sample NAME[SUFFIX]{LABELS} VALUE of the family in progress.  In
+ * OpenMetrics, a counter's or histogram's series is 0 at the start and
+ * VALUE at the end (what increase() over start..end gives back), a
+ * gauge's VALUE at both.
+ */
 static void sample(struct prom *pr, const char *suffix, const struct labels *ls,
 		   const char *value)
 {
+	struct labels all = ls ? *ls : (struct labels){ .n = 0 };
+	bool gauge = !strcmp(pr->type, "gauge");
+
 	if (!pr->body)
 		return;
-	fprintf(pr->body, "%s%s", pr->name, suffix);
-	put_labels(pr->body, ls);
-	fprintf(pr->body, " %s\n", value);
+	if (!pr->om) {
+		sample_line(pr, suffix, ls, value, -1);
+		return;
+	}
+	label_add(&all, "instance", pr->instance);
+	label_add(&all, "job", pr->job);
+	for (int point = 0; point < 2; point++)
+		if (pr->point < 0 || pr->point == point)
+			sample_line(pr, suffix, &all, point == 0 && !gauge ? "0" : value, point);
 }
 
 static void sample_u64(struct prom *pr, const char *suffix, const struct labels *ls, __u64 v)
@@ -184,9 +243,16 @@ static void end(struct prom *pr)
 	if (!ok)
 		pr->failed = true;
 	else if (pr->body_len) {
-		fprintf(pr->out, "# HELP %s ", pr->name);
-		put_escaped(pr->out, pr->help_buf, false);
-		fprintf(pr->out, "\n# TYPE %s %s\n", pr->name, pr->type);
+		/* OpenMetrics names a counter without the _total of its samples */
+		int n = (int)strlen(pr->name);
+
+		if (pr->om && !strcmp(pr->type, "counter") && n > 6 &&
+		    !strcmp(pr->name + n - 6, "_total"))
+			n -= 6;
+		fprintf(pr->out, "# HELP %.*s ", n, pr->name);
+		/* OpenMetrics escapes the double quote in HELP too */
+		put_escaped(pr->out, pr->help_buf, pr->om);
+		fprintf(pr->out, "\n# TYPE %.*s %s\n", n, pr->name, pr->type);
 		fwrite(pr->body_buf, 1, pr->body_len, pr->out);
 	}
 	free(pr->help_buf);
@@ -283,21 +349,27 @@ static void latency_series(struct prom *pr, const struct labels *base, const str
 {
 	struct labels ls = *base;
 	char le[32];
-	__u64 cum = 0;
 
 	label_add(&ls, "le", le);
-	/* every slot counts towards the next bound exported, only chosen bounds are written */
-	for (unsigned int s = 0; s < HIST_SLOTS - 1; s++) {
-		cum += h->slots[s];
-		if (!(buckets & 1ULL << s))
-			continue;
-		format_double(le, sizeof(le), (double)(hist_hi(s) - 1) / 1e9);
-		sample_u64(pr, "_bucket", &ls, cum);
+	/* OpenMetrics: the start's point whole, then the end's */
+	for (int point = 0; point < (pr->om ? 2 : 1); point++) {
+		__u64 cum = 0;
+
+		pr->point = pr->om ? point : -1;
+		/* every slot counts towards the next bound exported, only chosen bounds are written */
+		for (unsigned int s = 0; s < HIST_SLOTS - 1; s++) {
+			cum += h->slots[s];
+			if (!(buckets & 1ULL << s))
+				continue;
+			format_double(le, sizeof(le), (double)(hist_hi(s) - 1) / 1e9);
+			sample_u64(pr, "_bucket", &ls, cum);
+		}
+		snprintf(le, sizeof(le), "+Inf");
+		sample_u64(pr, "_bucket", &ls, calls);
+		sample_double(pr, "_sum", base, (double)h->sum / 1e9);
+		sample_u64(pr, "_count", base, calls);
 	}
-	snprintf(le, sizeof(le), "+Inf");
-	sample_u64(pr, "_bucket", &ls, calls);
-	sample_double(pr, "_sum", base, (double)h->sum / 1e9);
-	sample_u64(pr, "_count", base, calls);
+	pr->point = -1;
 }
 
 /* The OUTCOME rows: one counter of the family's events and one histogram. */
@@ -593,31 +665,51 @@ static void program_metrics(struct prom *pr, const struct program_runs *runs, in
 	}
 }
 
-char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *len)
+/* The exposition of `p` as `pr` (its mode set) says, and `d`'s figures. */
+static char *render(struct prom *pr, const struct profile *p, const struct prom_daemon *d,
+		    size_t *len)
 {
-	struct prom pr = { .failed = false };
 	char *buf = NULL;
 
 	*len = 0;
-	pr.out = open_memstream(&buf, len);
-	if (!pr.out)
+	pr->out = open_memstream(&buf, len);
+	if (!pr->out)
 		return NULL;
-	cross_family(&pr, p);
+	cross_family(pr, p);
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		if (p->fam[f].status == FAMILY_OK)
-			family_metrics(&pr, p, f, d && d->buckets ? d->buckets : PROM_BUCKETS_DEFAULT);
+			family_metrics(pr, p, f, d && d->buckets ? d->buckets : PROM_BUCKETS_DEFAULT);
 	if (d)
-		daemon_metrics(&pr, d);
+		daemon_metrics(pr, d);
 	if (d && d->programs)
-		program_metrics(&pr, d->programs, d->nprograms);
+		program_metrics(pr, d->programs, d->nprograms);
 	if (d && d->process)
-		process_metrics(&pr, d->process);
-	if (fclose(pr.out) || pr.failed) {
+		process_metrics(pr, d->process);
+	if (pr->om)
+		fputs("# EOF\n", pr->out);
+	if (fclose(pr->out) || pr->failed) {
 		free(buf);
 		*len = 0;
 		return NULL;
 	}
 	return buf;
+}
+
+char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *len)
+{
+	struct prom pr = { .point = -1 };
+
+	return render(&pr, p, d, len);
+}
+
+char *prom_render_openmetrics(const struct profile *p, const char *instance, const char *job,
+			      size_t *len)
+{
+	/* the start down and the end up to the millisecond: the points span the recording */
+	struct prom pr = { .om = true, .instance = instance, .job = job, .point = -1,
+			   .at_ms = { p->start_ns / 1000000, (p->end_ns + 999999) / 1000000 } };
+
+	return render(&pr, p, NULL, len);
 }
 
 /* ---- --buckets ------------------------------------------------------------ */

@@ -70,4 +70,16 @@ int prom_buckets_parse(const char *arg, uint64_t *slots, char *err, size_t errle
  */
 char *prom_render(const struct profile *p, const struct prom_daemon *d, size_t *len);
 
+/*
+ * The same metrics, names and labels as OpenMetrics 1.0 text for a
+ * backfill (`permscope report --format openmetrics`; docs/report.md):
+ * `instance` and `job` labels on every series, each series at two times,
+ * the profile's start (rounded down to the millisecond) and its end
+ * (rounded up), a counter's and a histogram's 0 at the start and the
+ * count at the end, a gauge's value at both; "# EOF" last.  The profile
+ * must end after it starts.  NULL on ENOMEM.
+ */
+char *prom_render_openmetrics(const struct profile *p, const char *instance, const char *job,
+			      size_t *len);
+
 #endif

@@ -11,7 +11,11 @@
 #define REPORT_FORMAT "permscope-report/1"
 
 /* The formats outputs are written in; each renderer takes the ones it has. */
-enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML, FORMAT_COUNT };
+enum output_format {
+	FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML,
+	FORMAT_OPENMETRICS, /* report: prom.c's metrics, timestamped, for a backfill */
+	FORMAT_COUNT
+};
 
 /* `histograms` false gives the one-screen summary `record` prints. */
 void render_text(FILE *out, const struct profile *p, bool histograms);

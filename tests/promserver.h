@@ -10,6 +10,8 @@
  *   /-/ready answers 200.  -1 with the reason when it cannot: no
  *   /usr/bin/prometheus (the caller skips), or the server did not come up
  *   (its log is printed);
+ * - promserver_start_tsdb(): the same on a TSDB directory the caller made
+ *   (a backfill: `promtool tsdb create-blocks-from`), scraping nothing;
  * - promtool_bin(): $PROMTOOL, else promtool on $PATH, else NULL;
  * - promserver_query(): `promtool query instant -o json URL EXPR`, its
  *   stdout (the result vector as JSON, "[]" when empty);
@@ -162,8 +164,22 @@ static inline void promserver_print_log(const struct promserver *ps)
  * skips), a directory that cannot be made, or a server that exited or never
  * got ready (its log printed, the directory kept).
  */
+static inline int promserver_start_tsdb(struct promserver *ps, const char *yaml,
+					const char *tsdb, char *why, size_t whylen);
+
 static inline int promserver_start(struct promserver *ps, const char *yaml, char *why,
 				   size_t whylen)
+{
+	return promserver_start_tsdb(ps, yaml, NULL, why, whylen);
+}
+
+/*
+ * promserver_start() with its TSDB in TSDB (NULL: data/ in its directory),
+ * which the caller removes.  For a backfill's blocks, YAML NULL: no
+ * scrape_configs, the blocks are all it has.
+ */
+static inline int promserver_start_tsdb(struct promserver *ps, const char *yaml,
+					const char *tsdb, char *why, size_t whylen)
 {
 	const char *base = getenv("TMPDIR");
 	char conf[PATH_MAX + 32], data[PATH_MAX + 32], log[PATH_MAX + 32];
@@ -200,7 +216,7 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 		return -1;
 	}
 	snprintf(conf_arg, sizeof(conf_arg), "--config.file=%s", conf);
-	snprintf(data_arg, sizeof(data_arg), "--storage.tsdb.path=%s", data);
+	snprintf(data_arg, sizeof(data_arg), "--storage.tsdb.path=%s", tsdb ? tsdb : data);
 	/* A few ports: another process may take the free one before Prometheus. */
 	for (int attempt = 0; attempt < 5; attempt++) {
 		double t0 = promserver_now();
