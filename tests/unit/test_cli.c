@@ -322,7 +322,8 @@ static void json_and_format_follow_one_rule_in_every_command(void **state)
 	assert_int_equal(permscope("check", "--format", "csv", NULL), 2);
 	assert_contains(err_text, "unknown format 'csv' (expected text or json)");
 	assert_int_equal(permscope("report", path, "--format", "html", NULL), 2);
-	assert_contains(err_text, "unknown format 'html' (expected text, json or csv)");
+	assert_contains(err_text, "unknown format 'html' (expected text, json, csv or "
+						 "openmetrics)");
 }
 
 /* compare and merge refuse what gate gives no verdict on, in the same words. */

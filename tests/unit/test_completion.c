@@ -240,8 +240,13 @@ static char *help_formats(const char *help)
 	p = strstr(p, "Print FORMAT: ");
 	assert_non_null(p);
 	p += strlen("Print FORMAT: ");
-	end = strchr(p, '\n');
+	/* argp folds a long list onto lines indented to the text's column */
+	for (end = strchr(p, '\n'); end && !strncmp(end, "\n                             ", 30) &&
+	     end[30] != ' ' && end[30] != '-'; end = strchr(end + 1, '\n'))
+		;
 	list = strndup(p, end - p);
+	for (char *nl; (nl = strchr(list, '\n'));)
+		*nl = ' ';
 	for (char *save = NULL, *t = strtok_r(list, " ,", &save); t; t = strtok_r(NULL, " ,", &save))
 		if (strcmp(t, "or") && strcmp(t, "(default)"))
 			strcat(strcat(out, t), " ");
