@@ -305,41 +305,50 @@ static int ranked_cmp(const void *x, const void *y)
 }
 
 /*
- * P(U <= u) under the null for sizes m and n, no ties.  Every one of the
- * C(m+n, m) orderings is equally likely, and the number with U = k is the
- * coefficient of q^k in the Gaussian binomial [m+n choose m]_q: built up
- * as [n+i choose i]_q = [n+i-1 choose i-1]_q (1 - q^(n+i)) / (1 - q^i),
- * i = 1..m, each step a multiplication and an exact division of integer
- * coefficients.  They stay below C(40, 20) < 2^53 for sizes up to 20, so
- * doubles hold them exactly.  NaN when out of memory.
+ * The exact two-sided p of the rank sum of b, conditional on the ranks
+ * (ties included): every one of the C(n, nb) ways to pick b's nb ranks out
+ * of the pooled ranks is equally likely under the null, and p is the share
+ * whose sum lies at least as far from its mean as the observed one.  The
+ * ranks are doubled (r2[]) so that average ranks of ties stay integers; a
+ * dynamic program over the pooled values counts the subsets of each size
+ * and sum, ways[k][s], the knapsack way (k downwards, so each value is
+ * taken once).  Counts stay below C(40, 20) < 2^53 for sides up to
+ * MW_EXACT_MAX, so doubles hold them exactly.  NaN when out of memory.
  */
-static double mw_exact_cdf(size_t m, size_t n, double u, double *min_p)
+static double mw_exact_p(const unsigned int *r2, size_t n, size_t nb, unsigned long w2)
 {
-	size_t deg = m * n, i, k;
-	/* room for the product before its division: degree up to m n + m */
-	double *c = calloc(deg + m + 1, sizeof(*c)), below = 0, total = 0;
+	size_t smax = n * (n + 1), cols = smax + 1;
+	double *ways = calloc((nb + 1) * cols, sizeof(*ways)), far = 0, total = 0;
+	long mean2 = (long)(nb * (n + 1)), dev = labs((long)w2 - mean2);
 
-	if (!c)
+	if (!ways)
 		return NAN;
-	c[0] = 1;
-	for (i = 1; i <= m; i++) {
-		size_t top = (i - 1) * n, up = n + i;
+	ways[0] = 1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = (i + 1 < nb ? i + 1 : nb); k >= 1; k--)
+			for (size_t t = smax; t >= r2[i]; t--)
+				ways[k * cols + t] += ways[(k - 1) * cols + t - r2[i]];
+	for (size_t t = 0; t <= smax; t++) {
+		double w = ways[nb * cols + t];
 
-		/* times (1 - q^(n+i)): degree top + n + i */
-		for (k = top + up; k >= up; k--)
-			c[k] -= c[k - up];
-		/* divided by (1 - q^i): c[k] += c[k - i], low to high */
-		for (k = i; k <= top + up; k++)
-			c[k] += c[k - i];
+		total += w;
+		if (labs((long)t - mean2) >= dev)
+			far += w;
 	}
-	for (k = 0; k <= deg; k++) {
-		total += c[k];
-		if ((double)k <= u)
-			below += c[k];
-	}
-	*min_p = fmin(1, 2 * c[0] / total);
-	free(c);
-	return below / total;
+	free(ways);
+	return fmin(1, far / total);
+}
+
+double mann_whitney_min_p(size_t na, size_t nb)
+{
+	double c = 1;
+
+	if (na < 2 || nb < 2)
+		return 1;
+	/* C(na+nb, na) as a running product: exact while it fits, large after */
+	for (size_t i = 1; i <= na; i++)
+		c = c * (double)(nb + i) / (double)i;
+	return fmin(1, 2 / c);
 }
 
 void mann_whitney_test(const double *a, size_t na, const double *b, size_t nb,
@@ -347,8 +356,9 @@ void mann_whitney_test(const double *a, size_t na, const double *b, size_t nb,
 {
 	size_t n = na + nb, i, j;
 	struct ranked *r;
-	double rank_b = 0, ties = 0, mu, var, u_low;
-	bool tied = false;
+	unsigned int *r2;
+	unsigned long w2 = 0; /* twice the rank sum of b */
+	double ties = 0, mu, var, u_low;
 
 	memset(out, 0, sizeof(*out));
 	out->p = 1;
@@ -356,8 +366,12 @@ void mann_whitney_test(const double *a, size_t na, const double *b, size_t nb,
 	if (na < 2 || nb < 2)
 		return;
 	r = malloc(n * sizeof(*r));
-	if (!r)
+	r2 = malloc(n * sizeof(*r2));
+	if (!r || !r2) {
+		free(r);
+		free(r2);
 		return; /* invalid: no verdict rather than a guess */
+	}
 	for (i = 0; i < na; i++)
 		r[i] = (struct ranked){ a[i], false };
 	for (i = 0; i < nb; i++)
@@ -370,31 +384,33 @@ void mann_whitney_test(const double *a, size_t na, const double *b, size_t nb,
 		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
 			;
 		t = (double)(j - i);
-		for (size_t k = i; k < j; k++)
+		for (size_t k = i; k < j; k++) {
+			r2[k] = (unsigned int)(i + 1 + j);
 			if (r[k].from_b)
-				rank_b += (double)(i + 1 + j) / 2;
-		if (j - i > 1) {
-			tied = true;
-			ties += t * t * t - t;
+				w2 += r2[k];
 		}
+		ties += t * t * t - t;
 	}
 	free(r);
 	out->valid = true;
-	out->u = rank_b - (double)nb * (double)(nb + 1) / 2;
-	mu = (double)na * (double)nb / 2;
-	/* the distribution is symmetric about mu: the smaller tail is the one of min(U, na nb - U) */
-	u_low = fmin(out->u, (double)na * (double)nb - out->u);
-	if (!tied && na <= MW_EXACT_MAX && nb <= MW_EXACT_MAX) {
-		double cdf = mw_exact_cdf(na, nb, u_low, &out->min_p);
+	out->u = (double)w2 / 2 - (double)nb * (double)(nb + 1) / 2;
+	out->min_p = mann_whitney_min_p(na, nb);
+	if (na <= MW_EXACT_MAX && nb <= MW_EXACT_MAX) {
+		double p = mw_exact_p(r2, n, nb, w2);
 
-		if (!isnan(cdf)) {
+		if (!isnan(p)) {
+			free(r2);
 			out->method = MW_EXACT;
-			out->p = fmin(1, 2 * cdf);
+			out->p = p;
 			return;
 		}
 	}
+	free(r2);
 	out->method = MW_NORMAL;
 	out->min_p = 0; /* an approximation has no floor of its own */
+	mu = (double)na * (double)nb / 2;
+	/* the distribution is symmetric about mu: the smaller tail is the one of min(U, na nb - U) */
+	u_low = fmin(out->u, (double)na * (double)nb - out->u);
 	/* var(U) = na nb / 12 ((n + 1) - sum(t^3 - t) / (n (n - 1))) */
 	var = (double)na * (double)nb / 12 *
 	      ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));

@@ -52,9 +52,11 @@ struct percent_change welch_percent(const struct welch *w, double base);
  * distribution-free, it asks whether a value of one side tends to be
  * larger than a value of the other.  Ranks over both sides, ties given
  * their average rank.  `valid` is false when either side has n < 2: no
- * verdict, p = 1 (never 0).  With no ties and both sides of at most
- * MW_EXACT_MAX values the p-value is exact, from the distribution of U
- * under the null; otherwise the normal approximation with the tie
+ * verdict, p = 1 (never 0).  With both sides of at most MW_EXACT_MAX
+ * values the p-value is exact: the permutation distribution of the rank
+ * sum given the ranks, ties included (the normal approximation would give
+ * 0.047 for {1,1,1} against {0,0,0}, below the 0.1 that 3 against 3 can
+ * ever reach).  Larger sides take the normal approximation with the tie
  * correction of the variance and a continuity correction of 1/2.  When
  * every value is equal there is nothing to rank: p = 1.
  */
@@ -71,13 +73,20 @@ struct mann_whitney {
 	double p;      /* two-sided */
 	/*
 	 * Exact: the smallest two-sided p these sizes allow, 2 / C(na+nb, na)
-	 * (0.1 for 3 against 3); 0 with the normal approximation.
+	 * (0.1 for 3 against 3; ties can only raise it); 0 with the normal
+	 * approximation.
 	 */
 	double min_p;
 };
 
 void mann_whitney_test(const double *a, size_t na, const double *b, size_t nb,
 		       struct mann_whitney *out);
+/*
+ * The smallest two-sided p Mann-Whitney can give for sides of na and nb
+ * values without ties, 2 / C(na+nb, na), capped at 1; 1 when a side has
+ * fewer than 2 (no test at all).  0.1 for 3 against 3: no 0.05 to reach.
+ */
+double mann_whitney_min_p(size_t na, size_t nb);
 
 /* Which test compare and gate apply (--test). */
 enum stats_test { STATS_WELCH, STATS_MANN_WHITNEY, STATS_TESTS };

@@ -9,7 +9,8 @@
  * over every split of the pooled values, U of each as Fractions) or, for
  * 20 against 20, by the recursion f(m, n, u) = f(m-1, n, u-n) + f(m, n-1, u)
  * with Fractions; its normal approximations come from the textbook formula
- * in Python (Fractions for the variance, math.erfc).  scipy was not
+ * in Python (Fractions for the variance, math.erfc).  Tied samples are
+ * counted the same way: every split of the pooled values, ties included.  scipy was not
  * installed; no value below comes from the code under test.
  */
 #include <linux/types.h>
@@ -695,6 +696,10 @@ static void mann_whitney_exact_holds_up_to_20_against_20(void **state)
 	mw(a, 20, b, 20, &r);
 	assert_rel(r.p, 2 / 137846528820.0, 1e-9);
 	assert_rel(r.min_p, 2 / 137846528820.0, 1e-9);
+	assert_rel(mann_whitney_min_p(20, 20), 2 / 137846528820.0, 1e-12);
+	assert_rel(mann_whitney_min_p(3, 3), 0.1, 1e-12);
+	assert_rel(mann_whitney_min_p(3, 4), 2.0 / 35, 1e-12);
+	assert_abs(mann_whitney_min_p(1, 9), 1, 0);
 	/* one more value: beyond the exact table, the normal approximation */
 	b[20] = 200;
 	mw(a, 20, b, 21, &r);
@@ -703,28 +708,48 @@ static void mann_whitney_exact_holds_up_to_20_against_20(void **state)
 	assert_true(r.p > 0 && r.p < 1e-6);
 }
 
-static void mann_whitney_with_ties_uses_average_ranks_and_the_tie_correction(void **state)
+static void mann_whitney_with_ties_is_exact_over_the_average_ranks(void **state)
 {
 	const double a[] = { 1, 2, 2, 3, 3, 3 }, b[] = { 3, 4, 4, 5, 6, 6 };
+	const double c[] = { 20, 11, 17, 12 }, d[] = { 19, 22, 16, 29, 24, 20 };
+	const double zeros[] = { 0, 0, 0 }, ones[] = { 1, 1, 1 };
 	struct mann_whitney r;
 
 	(void)state;
 	mw(a, 6, b, 6, &r);
-	assert_int_equal(r.method, MW_NORMAL);
+	assert_int_equal(r.method, MW_EXACT);
 	assert_abs(r.u, 34.5, 0); /* the 3s of a against the 3 of b count 1/2 each */
-	/* var = 36/12 (13 - 84/132), z = (34.5 - 18 - 1/2) / sd */
-	assert_rel(r.z, 2.6223422501036886, 1e-12);
-	assert_rel(r.p, 0.00873276851253925, 1e-9);
-	/* close to the exact permutation p of these tied values, 2/231 */
-	assert_abs(r.p, 2.0 / 231, 1e-4);
-	/* 4 against 5 with a tie: the same U as without it would be, normal p */
-	{
-		const double c[] = { 20, 11, 17, 12 }, d[] = { 19, 22, 16, 29, 24, 20 };
+	assert_rel(r.p, 2.0 / 231, 1e-12); /* 8 of the 924 splits; normal: 0.00873 */
+	mw(c, 4, d, 6, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 20.5, 0);
+	assert_rel(r.p, 8.0 / 105, 1e-12);
+	/*
+	 * Runs whose counts are exact tie often.  Separated like this, 3 against
+	 * 3 is 2 splits of 20 however it ties: p = 0.1, where the normal
+	 * approximation would claim 0.047 and a significance the data cannot hold.
+	 */
+	mw(zeros, 3, ones, 3, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 9, 0);
+	assert_rel(r.p, 0.1, 1e-12);
+}
 
-		mw(c, 4, d, 6, &r);
-		assert_int_equal(r.method, MW_NORMAL);
-		assert_abs(r.u, 20.5, 0);
+static void mann_whitney_beyond_20_a_side_uses_the_tie_corrected_normal(void **state)
+{
+	double a[21], b[21];
+	struct mann_whitney r;
+
+	(void)state;
+	for (int i = 0; i < 21; i++) {
+		a[i] = i / 2;     /* 0 0 1 1 ... 10 */
+		b[i] = i / 2 + 3; /* 3 3 4 4 ... 13 */
 	}
+	mw(a, 21, b, 21, &r);
+	assert_int_equal(r.method, MW_NORMAL);
+	assert_abs(r.u, 328, 0);
+	assert_rel(r.z, 2.7003210284034043, 1e-12);
+	assert_rel(r.p, 0.006927259672956324, 1e-9);
 }
 
 static void mann_whitney_of_identical_samples_is_p_1(void **state)
@@ -747,10 +772,20 @@ static void mann_whitney_of_all_equal_values_is_p_1_never_nan(void **state)
 	(void)state;
 	mw(a, 3, b, 4, &r);
 	assert_true(r.valid);
-	assert_int_equal(r.method, MW_NORMAL);
+	assert_int_equal(r.method, MW_EXACT);
 	assert_abs(r.u, 6, 0);
-	assert_abs(r.z, 0, 0);
 	assert_abs(r.p, 1, 0);
+	/* the same beyond the exact table: a variance of 0, no division by it */
+	{
+		double x[25], y[25];
+
+		for (int i = 0; i < 25; i++)
+			x[i] = y[i] = 7;
+		mw(x, 25, y, 25, &r);
+		assert_int_equal(r.method, MW_NORMAL);
+		assert_abs(r.z, 0, 0);
+		assert_abs(r.p, 1, 0);
+	}
 }
 
 static void mann_whitney_with_one_run_on_a_side_has_no_verdict(void **state)
@@ -813,7 +848,8 @@ int main(void)
 		cmocka_unit_test(mann_whitney_with_3_runs_a_side_cannot_reach_p_below_0_1),
 		cmocka_unit_test(mann_whitney_exact_matches_enumeration_for_8_against_9),
 		cmocka_unit_test(mann_whitney_exact_holds_up_to_20_against_20),
-		cmocka_unit_test(mann_whitney_with_ties_uses_average_ranks_and_the_tie_correction),
+		cmocka_unit_test(mann_whitney_with_ties_is_exact_over_the_average_ranks),
+		cmocka_unit_test(mann_whitney_beyond_20_a_side_uses_the_tie_corrected_normal),
 		cmocka_unit_test(mann_whitney_of_identical_samples_is_p_1),
 		cmocka_unit_test(mann_whitney_of_all_equal_values_is_p_1_never_nan),
 		cmocka_unit_test(mann_whitney_with_one_run_on_a_side_has_no_verdict),
