@@ -298,9 +298,9 @@ static char *verdicts_json(const struct gate_sides *sd, const struct rule_set *r
 			json_object_set_new(json_array_get(rules, i), "p_method",
 					    json_string(mw_method_names[x->method]));
 	}
-	root = json_pack("{s:s,s:s,s:i,s:s,s:f}", "format", GATE_FORMAT,
+	root = json_pack("{s:s,s:s,s:i,s:s}", "format", GATE_FORMAT,
 			 "verdict", overall(count), "exit_status", status,
-			 "test", stats_test_ids[sd->test], "alpha", STATS_ALPHA);
+			 "test", stats_test_ids[sd->test]);
 	if (!root) {
 		json_decref(rules);
 		return NULL;
