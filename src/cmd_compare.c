@@ -8,12 +8,13 @@
 #include "statedir.h"
 #include "util.h"
 
-enum { OPT_ALLOW_MODE_MISMATCH = 0x400 };
+enum { OPT_ALLOW_MODE_MISMATCH = 0x400, OPT_TEST };
 
 struct compare_cmd {
 	struct output_opts out;
 	const char *output;
 	bool allow_mode_mismatch;
+	enum stats_test test;
 	const char *paths[2];
 	int npaths;
 };
@@ -23,6 +24,8 @@ static const struct argp_option compare_options[] = {
 	{ "allow-mode-mismatch", OPT_ALLOW_MODE_MISMATCH, 0, 0,
 	  "Compare a family even when it attached with tracepoint on one side and "
 	  "a function hook on the other", 0 },
+	{ "test", OPT_TEST, "TEST", 0, "The significance test over runs: welch (default) or "
+	  "mann-whitney", 0 },
 	{ 0 },
 };
 
@@ -40,6 +43,14 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	case OPT_ALLOW_MODE_MISMATCH:
 		c->allow_mode_mismatch = true;
 		break;
+	case OPT_TEST: {
+		int t = stats_test_parse(arg);
+
+		if (t < 0)
+			argp_error(state, "invalid --test '%s' (one of " STATS_TEST_NAMES ")", arg);
+		c->test = t;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		if (c->npaths == 2)
 			argp_error(state, "two profiles, BASE and NEW (got a third, '%s')", arg);
@@ -68,15 +79,17 @@ static const struct argp compare_argp = {
 	"histograms as two bars a bucket with p50/p90/p99.\v"
 	"A side merged from several runs ('permscope merge') shows mean±sd, and "
 	"where both sides have two runs or more, Welch's t-test gives a p-value "
-	"and a 95% confidence interval of the difference (JSON); '~' marks a "
-	"difference that is not significant (p >= 0.05).  A family that attached "
+	"and a 95% confidence interval of the difference (JSON); with --test "
+	"mann-whitney the p-value is the distribution-free Mann-Whitney U test's; '~' "
+	"marks a difference that is not significant (p >= 0.05).  A family that attached "
 	"with tracepoint on one side and fentry or kprobe on the other is refused "
 	"unless --allow-mode-mismatch: " MODE_MISMATCH_WHY ".  fentry against "
 	"kprobe (two kernels' defaults can differ) is compared with a warning: "
 	MODE_COST_WHY ".\n\n"
 	"Examples:\n"
 	"  permscope compare stock.json patched.json\n"
-	"  permscope compare base.json new.json --format html -o compare.html\n",
+	"  permscope compare base.json new.json --format html -o compare.html\n"
+	"  permscope compare --test mann-whitney base-10-runs.json new-10-runs.json\n",
 	compare_children, 0, 0,
 };
 
@@ -119,6 +132,7 @@ int cmd_compare(int argc, char **argv)
 	cmp.new = &p[1];
 	cmp.base_name = c.paths[0];
 	cmp.new_name = c.paths[1];
+	cmp.test = c.test;
 	out = open_memstream(&buf, &len);
 	if (!out || compare_build(&cmp)) {
 		pr_err("out of memory");

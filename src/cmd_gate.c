@@ -29,7 +29,7 @@ static const char default_rules[] =
 	"lookup.violations == 0\n"
 	"lookup.did_skip_ratio >= base - 0.01\n";
 
-enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS };
+enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST };
 
 struct gate_cmd {
 	struct output_opts out;
@@ -37,6 +37,7 @@ struct gate_cmd {
 	const char *json_path; /* -o: the JSON verdicts, beside what is printed */
 	bool print_default_rules;
 	double accept_loss;
+	enum stats_test test;
 };
 
 static const struct argp_option gate_options[] = {
@@ -51,6 +52,8 @@ static const struct argp_option gate_options[] = {
 	  "whatever --format prints: the text for a person, the file for a script", 0 },
 	{ "accept-loss", OPT_ACCEPT_LOSS, "SHARE", 0, "Judge a family that lost up to SHARE "
 	  "(0 to 1) of its events (default 0: a family that lost any has no verdict)", 0 },
+	{ "test", OPT_TEST, "TEST", 0, "What tests a 'significant' rule: welch (Welch's t, "
+	  "the default) or mann-whitney (the U test; 4 runs a side or more)", 0 },
 	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
 	  "Print the default rules and exit", 0 },
 	{ 0 },
@@ -91,6 +94,14 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		if (errno || *end || !(c->accept_loss >= 0 && c->accept_loss <= 1))
 			argp_error(state, "invalid --accept-loss '%s' (a share from 0 to 1, e.g. "
 				   "0.01)", arg);
+		break;
+	}
+	case OPT_TEST: {
+		int t = stats_test_parse(arg);
+
+		if (t < 0)
+			argp_error(state, "invalid --test '%s' (one of " STATS_TEST_NAMES ")", arg);
+		c->test = t;
 		break;
 	}
 	case ARGP_KEY_ARG:
@@ -155,6 +166,8 @@ static const struct argp gate_argp = {
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate -b base.json -n new.json -o gate.json   (JSON kept in a file)\n"
+	"  permscope gate -b base-8-runs.json -n new-8-runs.json --test mann-whitney \\\n"
+	"      -r sig.rules\n"
 	"  permscope gate --print-default-rules > ci.rules\n",
 	gate_children, 0, 0,
 };
@@ -205,7 +218,17 @@ static const char *const verdict_words[3] = {
 struct gate_sides {
 	const char *name[2]; /* base, new */
 	const struct profile *p[2];
+	enum stats_test test; /* what tested the 'significant' rules */
 };
+
+/* Whether a rule asks for significance: only then does the test matter. */
+static bool any_significant(const struct rule_set *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i].significant)
+			return true;
+	return false;
+}
 
 static const char *const side_words[2] = { "base", "new" };
 
@@ -219,6 +242,9 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		build_info_text(&sd->p[i]->build, sd->p[i]->tool_version, build, sizeof(build));
 		printf("gate: %-4s %s: %s\n", side_words[i], sd->name[i], build);
 	}
+	if (verbosity >= 0 && any_significant(rs))
+		printf("gate: significance: %s, p < %.2f\n", stats_test_titles[sd->test],
+		       STATS_ALPHA);
 	for (size_t i = 0; i < rs->n; i++) {
 		if (verbosity < 0 && res[i].verdict == VERDICT_PASS)
 			continue;
@@ -267,9 +293,14 @@ static char *verdicts_json(const struct gate_sides *sd, const struct rule_set *r
 			json_decref(rules);
 			return NULL;
 		}
+		/* how Mann-Whitney's p was found: exact or by the normal approximation */
+		if (x->tested && sd->test == STATS_MANN_WHITNEY)
+			json_object_set_new(json_array_get(rules, i), "p_method",
+					    json_string(mw_method_names[x->method]));
 	}
-	root = json_pack("{s:s,s:s,s:i}", "format", GATE_FORMAT,
-			 "verdict", overall(count), "exit_status", status);
+	root = json_pack("{s:s,s:s,s:i,s:s}", "format", GATE_FORMAT,
+			 "verdict", overall(count), "exit_status", status,
+			 "test", stats_test_ids[sd->test]);
 	if (!root) {
 		json_decref(rules);
 		return NULL;
@@ -352,6 +383,9 @@ static int write_junit(const char *path, const struct gate_sides *sd,
 		xml_escape(f, build);
 		fputs("\"/>\n", f);
 	}
+	if (any_significant(rs)) /* the test only matters to 'significant' rules */
+		fprintf(f, "    <property name=\"test\" value=\"%s\"/>\n",
+			stats_test_ids[sd->test]);
 	fputs("  </properties>\n", f);
 	for (size_t i = 0; i < rs->n; i++) {
 		values_text(&rs->r[i], &res[i], values, sizeof(values));
@@ -448,8 +482,11 @@ int cmd_gate(int argc, char **argv)
 	    (ret = check_output_path(c.json_path)) != EXIT_OK)
 		return ret;
 	ret = load_rules(c.rules, &rs);
-	for (size_t i = 0; !ret && i < rs.n; i++)
+	for (size_t i = 0; !ret && i < rs.n; i++) {
 		rs.r[i].accept_loss = c.accept_loss;
+		rs.r[i].test = c.test;
+	}
+	sides.test = c.test;
 	if (ret)
 		return ret;
 	profile_init(&base);

@@ -59,20 +59,22 @@ static int row_cmp(const void *a, const void *b)
 	return rx != ry ? rx - ry : strcmp(x->name, y->name);
 }
 
-static void side(const struct profile *p, const char *name, struct sample_summary *s,
-		 bool *present)
+/* The samples of `name` on one side (malloc'ed, or NULL) and their summary. */
+static double *side(const struct profile *p, const char *name, struct sample_summary *s,
+		    bool *present)
 {
 	double *v = NULL;
 	size_t n = metric_samples(p, name, &v);
 
 	summarize(v, n, s);
 	*present = n > 0;
-	free(v);
+	return v;
 }
 
 static int add_row(struct compare *c, const char *name)
 {
 	struct compare_row *r;
+	double *xb, *xn;
 
 	for (size_t i = 0; i < c->nrows; i++)
 		if (!strcmp(c->rows[i].name, name))
@@ -84,9 +86,19 @@ static int add_row(struct compare *c, const char *name)
 	r = &c->rows[c->nrows++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	side(c->base, name, &r->base, &r->in_base);
-	side(c->new, name, &r->new, &r->in_new);
+	xb = side(c->base, name, &r->base, &r->in_base);
+	xn = side(c->new, name, &r->new, &r->in_new);
 	welch_test(&r->base, &r->new, &r->w);
+	if (c->test == STATS_MANN_WHITNEY) {
+		mann_whitney_test(xb, r->base.n, xn, r->new.n, &r->mw);
+		r->tested = r->mw.valid;
+		r->p = r->mw.p;
+	} else {
+		r->tested = r->w.valid;
+		r->p = r->w.p;
+	}
+	free(xb);
+	free(xn);
 	return 0;
 }
 
@@ -148,7 +160,7 @@ void compare_value_text(char *buf, size_t len, const struct sample_summary *s, b
 
 bool compare_significant(const struct compare_row *r)
 {
-	return r->w.valid && r->w.p < STATS_ALPHA;
+	return r->tested && r->p < STATS_ALPHA;
 }
 
 static void row_text(FILE *out, const struct compare_row *r, const char *label)
@@ -163,8 +175,8 @@ static void row_text(FILE *out, const struct compare_row *r, const char *label)
 			snprintf(q, sizeof(q), "%.3f", r->new.mean / r->base.mean);
 		else if (r->new.mean == 0)
 			snprintf(q, sizeof(q), "1.000");
-		if (r->w.valid)
-			snprintf(sig, sizeof(sig), compare_significant(r) ? "p=%.3f" : "~ p=%.2f", r->w.p);
+		if (r->tested)
+			snprintf(sig, sizeof(sig), compare_significant(r) ? "p=%.3f" : "~ p=%.2f", r->p);
 	}
 	fprintf(out, "  %-24s %13s %13s %9s %6s%s%s\n", label, b, n, d, q, *sig ? " " : "", sig);
 }
@@ -266,8 +278,15 @@ void compare_text(FILE *out, const struct compare *c)
 		c->new_name, c->new->kernel_release, compare_runs(c->new), compare_runs(c->new) > 1 ? "s" : "",
 		build[1]);
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
-		fprintf(out, "  mean±sd over runs; Welch's t-test, ~ marks p >= %.2f (not significant)\n",
-			STATS_ALPHA);
+		fprintf(out, "  mean±sd over runs; %s, ~ marks p >= %.2f (not significant)\n",
+			stats_test_titles[c->test], STATS_ALPHA);
+	/* 3 runs against 3 can never be significant by ranks: say so, not just "~" */
+	if (c->test == STATS_MANN_WHITNEY && compare_runs(c->base) > 1 && compare_runs(c->new) > 1 &&
+	    mann_whitney_min_p(compare_runs(c->base), compare_runs(c->new)) >= STATS_ALPHA)
+		fprintf(out, "  note: with %zu and %zu runs Mann-Whitney's smallest p is %.2g: "
+			"no difference can be significant\n", compare_runs(c->base),
+			compare_runs(c->new),
+			mann_whitney_min_p(compare_runs(c->base), compare_runs(c->new)));
 	for (int side = 0; side < 2; side++) {
 		const struct profile *p = side ? c->new : c->base;
 
@@ -359,19 +378,27 @@ static json_t *hists_json(const struct compare *c, enum family_id f)
 	return NULL;
 }
 
-static json_t *row_json(const struct compare_row *r)
+static json_t *row_json(const struct compare *c, const struct compare_row *r)
 {
 	bool both = r->in_base && r->in_new;
+	json_t *j;
 
-	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+	j = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"name", r->name,
 		"base", summary_json(&r->base, r->in_base),
 		"new", summary_json(&r->new, r->in_new),
 		"delta", both ? json_real(r->new.mean - r->base.mean) : json_null(),
 		"ratio", both && r->base.mean != 0 ? json_real(r->new.mean / r->base.mean) : json_null(),
-		"p", r->w.valid ? json_real(r->w.p) : json_null(),
+		"p", r->tested ? json_real(r->p) : json_null(),
 		"ci95", r->w.valid ? json_pack("[f,f]", r->w.ci_lo, r->w.ci_hi) : json_null(),
-		"significant", r->w.valid ? json_boolean(compare_significant(r)) : json_null());
+		"significant", r->tested ? json_boolean(compare_significant(r)) : json_null());
+	/* Mann-Whitney's own figures: U of new against base, and how p was found */
+	if (j && c->test == STATS_MANN_WHITNEY) {
+		json_object_set_new(j, "u", r->tested ? json_real(r->mw.u) : json_null());
+		json_object_set_new(j, "p_method", r->tested ?
+				    json_string(mw_method_names[r->mw.method]) : json_null());
+	}
+	return j;
 }
 
 int compare_json(FILE *out, const struct compare *c)
@@ -388,7 +415,7 @@ int compare_json(FILE *out, const struct compare *c)
 
 			if (metric_family(r->name) != f)
 				continue;
-			json_array_append_new(rows, row_json(r));
+			json_array_append_new(rows, row_json(c, r));
 		}
 		fj = json_pack("{s:s,s:s,s:o}", "base_mode", family_state_text(rb),
 			       "new_mode", family_state_text(rn), "metrics", rows);
@@ -398,7 +425,7 @@ int compare_json(FILE *out, const struct compare *c)
 	}
 	for (size_t i = 0; i < c->nrows; i++)
 		if (metric_is_bench(c->rows[i].name))
-			json_array_append_new(bench, row_json(&c->rows[i]));
+			json_array_append_new(bench, row_json(c, &c->rows[i]));
 	root = json_pack("{s:s,s:{s:s,s:s,s:I,s:o},s:{s:s,s:s,s:I,s:o},s:s,s:f,s:o}",
 		"format", COMPARE_FORMAT,
 		"base", "path", c->base_name, "kernel", c->base->kernel_release,
@@ -409,7 +436,7 @@ int compare_json(FILE *out, const struct compare *c)
 			"runs", (json_int_t)compare_runs(c->new),
 			"build", build_info_known(&c->new->build) ?
 				 build_info_to_json(&c->new->build) : json_null(),
-		"test", "welch-t", "alpha", STATS_ALPHA,
+		"test", stats_test_ids[c->test], "alpha", STATS_ALPHA,
 		"families", fams);
 	if (json_array_size(bench))
 		json_object_set_new(root, "benchmarks", bench);

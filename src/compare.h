@@ -16,11 +16,15 @@ struct compare_row {
 	struct sample_summary base, new;
 	bool in_base, in_new;
 	struct welch w;       /* valid when both sides have >= 2 runs */
+	struct mann_whitney mw; /* computed only when compare's test is Mann-Whitney */
+	bool tested;          /* the chosen test gave a p-value (>= 2 runs a side) */
+	double p;             /* its two-sided p */
 };
 
 struct compare {
 	const struct profile *base, *new; /* the two sides, as everywhere: base and new */
 	const char *base_name, *new_name;
+	enum stats_test test; /* which test gives each row's p (compare --test) */
 	struct compare_row *rows;
 	size_t nrows;
 };

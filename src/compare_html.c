@@ -130,8 +130,9 @@ static void metrics_table_html(FILE *out, const struct compare *c, int f)
 		if (metric_family(r->name) != f)
 			continue;
 		if (!any)
-			fputs("<table><tr><th>metric</th><th>base</th><th>new</th><th>delta</th>"
-			      "<th>p (Welch)</th></tr>\n", out);
+			fprintf(out, "<table><tr><th>metric</th><th>base</th><th>new</th><th>delta</th>"
+				"<th>p (%s)</th></tr>\n",
+				c->test == STATS_MANN_WHITNEY ? "Mann-Whitney" : "Welch");
 		any = true;
 		compare_value_text(b, sizeof(b), &r->base, r->in_base);
 		compare_value_text(n, sizeof(n), &r->new, r->in_new);
@@ -145,8 +146,8 @@ static void metrics_table_html(FILE *out, const struct compare *c, int f)
 			fprintf(out, "</td><td>%s</td>", compare_num(b, sizeof(b), r->new.mean - r->base.mean, true));
 		else
 			fputs("</td><td>-</td>", out);
-		if (r->w.valid)
-			fprintf(out, "<td>%s%.3g</td></tr>\n", compare_significant(r) ? "" : "~ ", r->w.p);
+		if (r->tested)
+			fprintf(out, "<td>%s%.3g</td></tr>\n", compare_significant(r) ? "" : "~ ", r->p);
 		else
 			fputs("<td>-</td></tr>\n", out);
 	}
@@ -221,8 +222,9 @@ void compare_html(FILE *out, const struct compare *c)
 			fputs("(whole machine)", out);
 		fprintf(out, "</td><td>%zu run%s</td></tr>\n", compare_runs(p), compare_runs(p) > 1 ? "s" : "");
 	}
-	fputs("</table>\n<p>Where a side has several runs: mean&plusmn;sd, Welch's t-test; "
-	      "~ marks a difference that is not significant (p &ge; 0.05).</p>\n", out);
+	fprintf(out, "</table>\n<p>Where a side has several runs: mean&plusmn;sd, %s; "
+		"~ marks a difference that is not significant (p &ge; 0.05).</p>\n",
+		stats_test_titles[c->test]);
 	lookup_svg(out, c);
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		outcomes_html(out, c, f);

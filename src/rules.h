@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "profile.h"
+#include "stats.h"
 
 enum rule_op { RULE_GE, RULE_LE, RULE_GT, RULE_LT, RULE_EQ, RULE_NE, RULE_OPS };
 
@@ -33,6 +34,7 @@ struct rule {
 	double number;     /* the expression's NUMBER; 0 for EXPR_BASE */
 	bool significant;
 	double accept_loss; /* the share of lost events still judged (gate --accept-loss) */
+	enum stats_test test; /* what tests `significant` (gate --test; Welch's t by default) */
 	const char *file;  /* the set's file name */
 	int line;          /* 1-based */
 	char *text;        /* the rule as written: no comment, no outer blanks */
@@ -78,8 +80,9 @@ struct rule_result {
 	bool has_values;       /* new, base and threshold are known */
 	double new, base, threshold; /* means; threshold from base */
 	size_t n_new, n_base;        /* samples on each side */
-	bool tested;           /* Welch's test decided: p is set */
+	bool tested;           /* the rule's test (Welch's t or Mann-Whitney) decided: p is set */
 	double p;
+	enum mw_method method; /* Mann-Whitney: exact or normal p; MW_NONE for Welch */
 	bool not_significant;  /* PASS only because p >= STATS_ALPHA ("~") */
 	char reason[256];      /* why NO-VERDICT, or a note; "" when none */
 };

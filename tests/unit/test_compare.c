@@ -7,6 +7,7 @@
  * PERMSCOPE_UPDATE_GOLDEN=1 rewrites the golden files.
  */
 #include <jansson.h>
+#include <math.h>
 #include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ struct pair {
 	struct compare c;
 };
 
-static void load_pair(struct pair *p, const char *what)
+static void load_pair_with(struct pair *p, const char *what, enum stats_test test)
 {
 	char path[600], err[512];
 
@@ -37,7 +38,13 @@ static void load_pair(struct pair *p, const char *what)
 	p->c.new = &p->cur;
 	p->c.base_name = "bookworm.json";
 	p->c.new_name = "sid.json";
+	p->c.test = test;
 	assert_int_equal(compare_build(&p->c), 0);
+}
+
+static void load_pair(struct pair *p, const char *what)
+{
+	load_pair_with(p, what, STATS_WELCH);
 }
 
 static void free_pair(struct pair *p)
@@ -134,6 +141,71 @@ static void runs_give_mean_sd_and_significance(void **state)
 	free_pair(&p);
 }
 
+/*
+ * --test mann-whitney: 3 runs against 3 are never below p = 0.1 by ranks,
+ * even the separated 1,1,1 against 0,0,0 that Welch's t calls certain;
+ * every output names the test, and the text says why nothing is marked.
+ */
+static void mann_whitney_replaces_welch_and_every_output_names_it(void **state)
+{
+	const struct compare_row *r;
+	struct pair p;
+	json_t *j, *m;
+	char *t;
+
+	(void)state;
+	load_pair_with(&p, "access", STATS_MANN_WHITNEY);
+	r = row(&p, "access.avoidable_per_call");
+	assert_true(r->w.valid && r->w.p < 0.05); /* Welch's figures stay for the CI */
+	assert_true(r->tested);
+	assert_int_equal(r->mw.method, MW_EXACT);
+	assert_true(fabs(r->p - 0.1) < 1e-12);
+	assert_false(compare_significant(r));
+	r = row(&p, "access.latency.mean"); /* every new run faster than every base run */
+	assert_true(r->mw.u == 0 && fabs(r->p - 0.1) < 1e-12);
+	r = row(&p, "access.calls"); /* 2000 in every run: nothing to rank */
+	assert_true(r->tested && r->p == 1);
+
+	t = render(&p, TEXT);
+	assert_contains(t, "mean±sd over runs; Mann-Whitney U test, ~ marks p >= 0.05");
+	assert_contains(t, "note: with 3 and 3 runs Mann-Whitney's smallest p is 0.1: no "
+			"difference can be significant\n");
+	assert_contains(t, "~ p=0.10");
+	free(t);
+	t = render(&p, JSON);
+	j = json_loads(t, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "test")), "mann-whitney-u");
+	m = json_object_get(json_object_get(json_object_get(j, "families"), "access"), "metrics");
+	for (size_t i = 0; i < json_array_size(m); i++) {
+		json_t *x = json_array_get(m, i);
+
+		if (strcmp(json_string_value(json_object_get(x, "name")), "access.latency.mean"))
+			continue;
+		assert_string_equal(json_string_value(json_object_get(x, "p_method")), "exact");
+		assert_true(json_real_value(json_object_get(x, "u")) == 0);
+		assert_true(fabs(json_real_value(json_object_get(x, "p")) - 0.1) < 1e-9);
+		assert_true(json_is_false(json_object_get(x, "significant")));
+	}
+	json_decref(j);
+	free(t);
+	t = render(&p, HTML);
+	assert_contains(t, "<th>p (Mann-Whitney)</th>");
+	assert_contains(t, "mean&plusmn;sd, Mann-Whitney U test;");
+	free(t);
+	free_pair(&p);
+
+	/* the default names Welch's t in all three */
+	load_pair(&p, "access");
+	t = render(&p, HTML);
+	assert_contains(t, "<th>p (Welch)</th>");
+	free(t);
+	t = render(&p, TEXT);
+	assert_not_contains(t, "Mann-Whitney");
+	free(t);
+	free_pair(&p);
+}
+
 /* One run a side: no statistics, and the ACL'd directory shows in the ratios. */
 static void single_runs_show_the_lookup_change_per_fs(void **state)
 {
@@ -226,6 +298,7 @@ int main(void)
 		cmocka_unit_test(access_json_matches_golden),
 		cmocka_unit_test(lookup_text_matches_golden),
 		cmocka_unit_test(runs_give_mean_sd_and_significance),
+		cmocka_unit_test(mann_whitney_replaces_welch_and_every_output_names_it),
 		cmocka_unit_test(single_runs_show_the_lookup_change_per_fs),
 		cmocka_unit_test(json_has_the_documented_shape),
 		cmocka_unit_test(html_is_self_contained_with_charts),

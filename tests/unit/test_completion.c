@@ -6,8 +6,9 @@
  * them for a command line, calls _permscope and prints COMPREPLY, which is
  * compared here with what the binary and the library say: the commands of
  * `permscope --help`, each command's options from its --help, the families
- * and modes of the schema, each command's formats from its --help, the
- * benchmarks of the catalogue, and files from a scratch directory.
+ * and modes of the schema, the tests of --test (stats.h), each command's
+ * formats from its --help, the benchmarks of the catalogue, and files from
+ * a scratch directory.
  * Skipped, saying so, when bash or bash-completion is not installed.
  */
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 
 #include "bench_catalogue.h"
 #include "schema.h"
+#include "stats.h"
 
 #define MAX_COMMANDS 16
 #define MAX_OPTIONS 96
@@ -230,6 +232,16 @@ static void modes_are_the_schemas(void **state)
 	assert_completes("daemon --mode t", "tracepoint");
 }
 
+/* compare and gate --test: the tests stats.c knows by name. */
+static void tests_are_the_statistics(void **state)
+{
+	(void)state;
+	skip_without_bash_completion();
+	assert_completes("compare --test ", spaced(STATS_TEST_NAMES));
+	assert_completes("gate --test=m", "mann-whitney");
+	assert_completes("gate -b b.json --test w", "welch");
+}
+
 /* "Print FORMAT: text (default), json or csv" in a --help: "text json csv". */
 static char *help_formats(const char *help)
 {
@@ -347,6 +359,7 @@ int main(void)
 		cmocka_unit_test(each_command_offers_exactly_the_options_of_its_help),
 		cmocka_unit_test(families_complete_one_name_of_a_comma_list_at_a_time),
 		cmocka_unit_test(modes_are_the_schemas),
+		cmocka_unit_test(tests_are_the_statistics),
 		cmocka_unit_test(each_command_offers_the_formats_its_help_names),
 		cmocka_unit_test(bench_offers_the_catalogues_benchmarks),
 		cmocka_unit_test(files_profiles_and_directories_where_they_belong),

@@ -872,6 +872,68 @@ static void gate_significance_in_the_output(void **state)
 			"needs 2 on each side\n");
 }
 
+/*
+ * gate --test mann-whitney: 3 runs a side can never reach p < 0.05 by ranks
+ * (no verdict, saying why, where Welch's t fails the rule), 4 a side can
+ * (2 of the 70 splits: p = 0.029); the text, JSON and JUnit name the test.
+ */
+static void gate_mann_whitney_needs_enough_runs_and_is_named(void **state)
+{
+	static const double tight_base[] = { 1.00, 1.01, 0.99 };
+	static const double tight_low[] = { 0.50, 0.51, 0.49 };
+	static const double four_base[] = { 1.00, 1.01, 0.99, 1.02 };
+	static const double four_low[] = { 0.50, 0.51, 0.49, 0.52 };
+	const char *junit = tmp_path("mw.xml");
+	struct profile p;
+	const char *rules;
+	json_t *root, *r;
+
+	(void)state;
+	runs_profile(&p, "access.fast_ratio", tight_base, 3);
+	save(&p, "mw-base3.json");
+	runs_profile(&p, "access.fast_ratio", tight_low, 3);
+	save(&p, "mw-low3.json");
+	runs_profile(&p, "access.fast_ratio", four_base, 4);
+	save(&p, "mw-base4.json");
+	runs_profile(&p, "access.fast_ratio", four_low, 4);
+	save(&p, "mw-low4.json");
+	rules = write_tmp_file("mw.rules", "access.fast_ratio >= base * 0.95 significant\n");
+
+	assert_int_equal(permscope("gate", "-b", tmp_path("mw-base3.json"),
+				   "-n", tmp_path("mw-low3.json"), "-r", rules, NULL), 1);
+	assert_contains(out_text, "gate: significance: Welch's t-test, p < 0.05\n");
+	assert_int_equal(permscope("gate", "-b", tmp_path("mw-base3.json"),
+				   "-n", tmp_path("mw-low3.json"), "-r", rules,
+				   "--test", "mann-whitney", NULL), 3);
+	assert_contains(out_text, "gate: significance: Mann-Whitney U test, p < 0.05\n");
+	assert_contains(out_text, "NO-VERDICT  access.fast_ratio  new 0.5  base 1  "
+			"threshold >= 0.95  too few samples: n=3 new and 3 base; Mann-Whitney's p "
+			"is never below 0.1 with these (Welch's t needs 2 on each side)\n");
+
+	assert_int_equal(permscope("gate", "-b", tmp_path("mw-base4.json"),
+				   "-n", tmp_path("mw-low4.json"), "-r", rules, "--test=mann-whitney",
+				   "--junit", junit, "-j", NULL), 1);
+	root = json_loads(out_text, 0, NULL);
+	assert_non_null(root);
+	assert_string_equal(json_string_value(json_object_get(root, "test")), "mann-whitney-u");
+	r = json_array_get(json_object_get(root, "rules"), 0);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "fail");
+	assert_true(fabs(json_number_value(json_object_get(r, "p")) - 2.0 / 70) < 1e-12);
+	assert_string_equal(json_string_value(json_object_get(r, "p_method")), "exact");
+	json_decref(root);
+	{
+		char *x = slurp(junit, NULL);
+
+		assert_non_null(x);
+		assert_contains(x, "<property name=\"test\" value=\"mann-whitney-u\"/>");
+		free(x);
+	}
+
+	assert_int_equal(permscope("gate", "-b", tmp_path("mw-base4.json"),
+				   "-n", tmp_path("mw-low4.json"), "--test", "t", NULL), 2);
+	assert_contains(err_text, "invalid --test 't' (one of welch,mann-whitney)");
+}
+
 static void gate_json_output_parses(void **state)
 {
 	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json"), *rules;
@@ -1071,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(gate_bad_input_exits_2_and_evaluates_nothing),
 		cmocka_unit_test(gate_environment_failures_exit_4),
 		cmocka_unit_test(gate_significance_in_the_output),
+		cmocka_unit_test(gate_mann_whitney_needs_enough_runs_and_is_named),
 		cmocka_unit_test(gate_json_output_parses),
 		cmocka_unit_test(gate_output_file_is_the_json_beside_the_text),
 		cmocka_unit_test(gate_junit_file),

@@ -4,7 +4,14 @@
  * t tables, closed forms of the t distribution for 1 and 2 degrees of
  * freedom, the Welch examples of Wikipedia's "Welch's t-test" page, and
  * reference values computed independently at 40 digits (Python mpmath's
- * betainc, exact rational means and variances).
+ * betainc, exact rational means and variances).  Mann-Whitney's exact
+ * p-values are counted by brute force in Python (itertools.combinations
+ * over every split of the pooled values, U of each as Fractions) or, for
+ * 20 against 20, by the recursion f(m, n, u) = f(m-1, n, u-n) + f(m, n-1, u)
+ * with Fractions; its normal approximations come from the textbook formula
+ * in Python (Fractions for the variance, math.erfc).  Tied samples are
+ * counted the same way: every split of the pooled values, ties included.  scipy was not
+ * installed; no value below comes from the code under test.
  */
 #include <linux/types.h>
 #include <float.h>
@@ -607,6 +614,209 @@ static void hist_quantile_in_the_open_last_bucket_is_its_lo(void **state)
 	assert_true(hist_quantile(&h, 0.33) == 64 + 64 * 0.5);
 }
 
+/* ---- Mann-Whitney U -------------------------------------------------------- */
+
+static void mw(const double *a, size_t na, const double *b, size_t nb, struct mann_whitney *r)
+{
+	mann_whitney_test(a, na, b, nb, r);
+}
+
+/* The example of Wikipedia's "Mann-Whitney U test" page (and scipy's docs). */
+static void mann_whitney_matches_the_textbook_example(void **state)
+{
+	const double females[] = { 20, 11, 17, 12 }, males[] = { 19, 22, 16, 29, 24 };
+	struct mann_whitney r;
+
+	(void)state;
+	mw(females, 4, males, 5, &r);
+	assert_true(r.valid);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 17, 0);
+	assert_rel(r.p, 1.0 / 9, 1e-12); /* 14 of the 126 splits are as far from 10 */
+	/* the sides swapped: U becomes 20 - 17, p is the same */
+	mw(males, 5, females, 4, &r);
+	assert_abs(r.u, 3, 0);
+	assert_rel(r.p, 1.0 / 9, 1e-12);
+}
+
+static void mann_whitney_with_3_runs_a_side_cannot_reach_p_below_0_1(void **state)
+{
+	const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 }, c[] = { 2, 4, 6 }, d[] = { 1, 3, 5 };
+	struct mann_whitney r;
+
+	(void)state;
+	/* completely separated: the most extreme 2 of the 20 splits */
+	mw(a, 3, b, 3, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 9, 0);
+	assert_rel(r.p, 0.1, 1e-12);
+	assert_rel(r.min_p, 0.1, 1e-12);
+	assert_false(r.p < STATS_ALPHA);
+	mw(b, 3, a, 3, &r);
+	assert_abs(r.u, 0, 0);
+	assert_rel(r.p, 0.1, 1e-12);
+	/* interleaved: 14 of the 20 splits are as far from 4.5 as U = 6 */
+	mw(d, 3, c, 3, &r);
+	assert_abs(r.u, 6, 0);
+	assert_rel(r.p, 0.7, 1e-12);
+}
+
+static void mann_whitney_exact_matches_enumeration_for_8_against_9(void **state)
+{
+	const double a[] = { 3.1, 4.7, 5.2, 6.8, 7.0, 8.4, 9.9, 12.5 },
+		     b[] = { 5.0, 7.7, 8.8, 10.1, 11.2, 11.9, 13.4, 14.0, 15.6 };
+	struct mann_whitney r;
+
+	(void)state;
+	mw(a, 8, b, 9, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 58, 0);
+	assert_rel(r.p, 437.0 / 12155, 1e-12); /* 0.0359... */
+	assert_true(r.p < STATS_ALPHA);
+}
+
+static void mann_whitney_exact_holds_up_to_20_against_20(void **state)
+{
+	double a[20], b[21];
+	struct mann_whitney r;
+
+	(void)state;
+	/* b's values each above exactly 5 of a's: U = 100 of 400, no ties */
+	for (int i = 0; i < 20; i++) {
+		a[i] = i + 1;
+		b[i] = 5.5 + 0.001 * (i + 1);
+	}
+	mw(a, 20, b, 20, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 100, 0);
+	assert_rel(r.p, 141176801.0 / 22974421470, 1e-9); /* 0.006145 */
+	/* separated: 2 / C(40, 20), far below anything the normal tail gives right */
+	for (int i = 0; i < 20; i++)
+		b[i] = 100 + i;
+	mw(a, 20, b, 20, &r);
+	assert_rel(r.p, 2 / 137846528820.0, 1e-9);
+	assert_rel(r.min_p, 2 / 137846528820.0, 1e-9);
+	assert_rel(mann_whitney_min_p(20, 20), 2 / 137846528820.0, 1e-12);
+	assert_rel(mann_whitney_min_p(3, 3), 0.1, 1e-12);
+	assert_rel(mann_whitney_min_p(3, 4), 2.0 / 35, 1e-12);
+	assert_abs(mann_whitney_min_p(1, 9), 1, 0);
+	/* one more value: beyond the exact table, the normal approximation */
+	b[20] = 200;
+	mw(a, 20, b, 21, &r);
+	assert_int_equal(r.method, MW_NORMAL);
+	assert_abs(r.u, 420, 0);
+	assert_true(r.p > 0 && r.p < 1e-6);
+}
+
+static void mann_whitney_with_ties_is_exact_over_the_average_ranks(void **state)
+{
+	const double a[] = { 1, 2, 2, 3, 3, 3 }, b[] = { 3, 4, 4, 5, 6, 6 };
+	const double c[] = { 20, 11, 17, 12 }, d[] = { 19, 22, 16, 29, 24, 20 };
+	const double zeros[] = { 0, 0, 0 }, ones[] = { 1, 1, 1 };
+	struct mann_whitney r;
+
+	(void)state;
+	mw(a, 6, b, 6, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 34.5, 0); /* the 3s of a against the 3 of b count 1/2 each */
+	assert_rel(r.p, 2.0 / 231, 1e-12); /* 8 of the 924 splits; normal: 0.00873 */
+	mw(c, 4, d, 6, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 20.5, 0);
+	assert_rel(r.p, 8.0 / 105, 1e-12);
+	/*
+	 * Runs whose counts are exact tie often.  Separated like this, 3 against
+	 * 3 is 2 splits of 20 however it ties: p = 0.1, where the normal
+	 * approximation would claim 0.047 and a significance the data cannot hold.
+	 */
+	mw(zeros, 3, ones, 3, &r);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 9, 0);
+	assert_rel(r.p, 0.1, 1e-12);
+}
+
+static void mann_whitney_beyond_20_a_side_uses_the_tie_corrected_normal(void **state)
+{
+	double a[21], b[21];
+	struct mann_whitney r;
+
+	(void)state;
+	for (int i = 0; i < 21; i++) {
+		a[i] = i / 2;     /* 0 0 1 1 ... 10 */
+		b[i] = i / 2 + 3; /* 3 3 4 4 ... 13 */
+	}
+	mw(a, 21, b, 21, &r);
+	assert_int_equal(r.method, MW_NORMAL);
+	assert_abs(r.u, 328, 0);
+	assert_rel(r.z, 2.7003210284034043, 1e-12);
+	assert_rel(r.p, 0.006927259672956324, 1e-9);
+}
+
+static void mann_whitney_of_identical_samples_is_p_1(void **state)
+{
+	const double a[] = { 1, 2, 3 }, b[] = { 3, 1, 2 };
+	struct mann_whitney r;
+
+	(void)state;
+	mw(a, 3, b, 3, &r);
+	assert_true(r.valid);
+	assert_abs(r.u, 4.5, 0);
+	assert_abs(r.p, 1, 0);
+}
+
+static void mann_whitney_of_all_equal_values_is_p_1_never_nan(void **state)
+{
+	const double a[] = { 7, 7, 7 }, b[] = { 7, 7, 7, 7 };
+	struct mann_whitney r;
+
+	(void)state;
+	mw(a, 3, b, 4, &r);
+	assert_true(r.valid);
+	assert_int_equal(r.method, MW_EXACT);
+	assert_abs(r.u, 6, 0);
+	assert_abs(r.p, 1, 0);
+	/* the same beyond the exact table: a variance of 0, no division by it */
+	{
+		double x[25], y[25];
+
+		for (int i = 0; i < 25; i++)
+			x[i] = y[i] = 7;
+		mw(x, 25, y, 25, &r);
+		assert_int_equal(r.method, MW_NORMAL);
+		assert_abs(r.z, 0, 0);
+		assert_abs(r.p, 1, 0);
+	}
+}
+
+static void mann_whitney_with_one_run_on_a_side_has_no_verdict(void **state)
+{
+	const double a[] = { 1 }, b[] = { 4, 5, 6 }, none[] = { 0 };
+	struct mann_whitney r;
+
+	(void)state;
+	mw(a, 1, b, 3, &r);
+	assert_false(r.valid);
+	assert_int_equal(r.method, MW_NONE);
+	assert_abs(r.p, 1, 0); /* never 0: no evidence is no difference */
+	mw(b, 3, a, 1, &r);
+	assert_false(r.valid);
+	assert_abs(r.p, 1, 0);
+	mw(none, 0, none, 0, &r);
+	assert_false(r.valid);
+	assert_abs(r.p, 1, 0);
+}
+
+static void stats_test_names_parse_back(void **state)
+{
+	(void)state;
+	assert_int_equal(stats_test_parse("welch"), STATS_WELCH);
+	assert_int_equal(stats_test_parse("mann-whitney"), STATS_MANN_WHITNEY);
+	assert_int_equal(stats_test_parse("wilcoxon"), -1);
+	for (int i = 0; i < STATS_TESTS; i++)
+		assert_non_null(strstr(STATS_TEST_NAMES, stats_test_names[i]));
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +844,16 @@ int main(void)
 		cmocka_unit_test(welch_with_two_exact_equal_sides_says_no_difference),
 		cmocka_unit_test(welch_with_two_exact_different_sides_is_certain),
 		cmocka_unit_test(welch_never_answers_nan_at_extreme_scales),
+		cmocka_unit_test(mann_whitney_matches_the_textbook_example),
+		cmocka_unit_test(mann_whitney_with_3_runs_a_side_cannot_reach_p_below_0_1),
+		cmocka_unit_test(mann_whitney_exact_matches_enumeration_for_8_against_9),
+		cmocka_unit_test(mann_whitney_exact_holds_up_to_20_against_20),
+		cmocka_unit_test(mann_whitney_with_ties_is_exact_over_the_average_ranks),
+		cmocka_unit_test(mann_whitney_beyond_20_a_side_uses_the_tie_corrected_normal),
+		cmocka_unit_test(mann_whitney_of_identical_samples_is_p_1),
+		cmocka_unit_test(mann_whitney_of_all_equal_values_is_p_1_never_nan),
+		cmocka_unit_test(mann_whitney_with_one_run_on_a_side_has_no_verdict),
+		cmocka_unit_test(stats_test_names_parse_back),
 		cmocka_unit_test(hist_quantile_of_an_empty_histogram_is_zero),
 		cmocka_unit_test(hist_quantile_interpolates_inside_one_bucket),
 		cmocka_unit_test(hist_quantile_takes_the_bucket_of_the_ceil_q_n_th_sample),
