@@ -10,6 +10,8 @@
  *   /-/ready answers 200.  -1 with the reason when it cannot: no
  *   /usr/bin/prometheus (the caller skips), or the server did not come up
  *   (its log is printed);
+ * - promserver_start_web(): the same with --web.config.file (TLS, basic
+ *   auth): ready once the port answers at all, the caller then waits;
  * - promtool_bin(): $PROMTOOL, else promtool on $PATH, else NULL;
  * - promserver_query(): `promtool query instant -o json URL EXPR`, its
  *   stdout (the result vector as JSON, "[]" when empty);
@@ -162,14 +164,16 @@ static inline void promserver_print_log(const struct promserver *ps)
  * skips), a directory that cannot be made, or a server that exited or never
  * got ready (its log printed, the directory kept).
  */
-static inline int promserver_start(struct promserver *ps, const char *yaml, char *why,
-				   size_t whylen)
+static inline int promserver_start_web(struct promserver *ps, const char *yaml,
+				       const char *web_config, char *why, size_t whylen)
 {
 	const char *base = getenv("TMPDIR");
 	char conf[PATH_MAX + 32], data[PATH_MAX + 32], log[PATH_MAX + 32];
 	char conf_arg[PATH_MAX + 64], data_arg[PATH_MAX + 64], listen_arg[80];
+	char web_arg[PATH_MAX + 64];
 	char *argv[] = { PROMSERVER_BIN, conf_arg, data_arg, listen_arg,
-			 "--storage.tsdb.retention.time=1h", "--log.level=info", NULL };
+			 "--storage.tsdb.retention.time=1h", "--log.level=info",
+			 web_config ? web_arg : NULL, NULL };
 	FILE *f;
 
 	memset(ps, 0, sizeof(*ps));
@@ -201,6 +205,8 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 	}
 	snprintf(conf_arg, sizeof(conf_arg), "--config.file=%s", conf);
 	snprintf(data_arg, sizeof(data_arg), "--storage.tsdb.path=%s", data);
+	if (web_config)
+		snprintf(web_arg, sizeof(web_arg), "--web.config.file=%s", web_config);
 	/* A few ports: another process may take the free one before Prometheus. */
 	for (int attempt = 0; attempt < 5; attempt++) {
 		double t0 = promserver_now();
@@ -211,7 +217,13 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 			 ps->port);
 		ps->pid = spawn_to(argv, log, log);
 		while (promserver_now() - t0 < 60) {
-			if (promserver_http_status(ps->port, "/-/ready") == 200)
+			int status = promserver_http_status(ps->port, "/-/ready");
+
+			/*
+			 * Behind TLS or basic auth a plain request gets 400 or
+			 * 401: the server is up, the caller waits for its data.
+			 */
+			if (status == 200 || (web_config && status > 0))
 				return 0;
 			if (waitpid(ps->pid, NULL, WNOHANG) == ps->pid) {
 				ps->pid = 0;
@@ -239,6 +251,13 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 	promserver_why(why, whylen, "prometheus exited at start (log in %s)", log);
 	promserver_print_log(ps);
 	return -1;
+}
+
+/* Without a web config: plain HTTP, no auth. */
+static inline int promserver_start(struct promserver *ps, const char *yaml, char *why,
+				   size_t whylen)
+{
+	return promserver_start_web(ps, yaml, NULL, why, whylen);
 }
 
 /*
