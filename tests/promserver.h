@@ -12,6 +12,8 @@
  *   (its log is printed);
  * - promserver_start_tsdb(): the same on a TSDB directory the caller made
  *   (a backfill: `promtool tsdb create-blocks-from`), scraping nothing;
+ * - promserver_start_web(): the same with --web.config.file (TLS, basic
+ *   auth): ready once the port answers at all, the caller then waits;
  * - promtool_bin(): $PROMTOOL, else promtool on $PATH, else NULL;
  * - promserver_query(): `promtool query instant -o json URL EXPR`, its
  *   stdout (the result vector as JSON, "[]" when empty);
@@ -164,13 +166,21 @@ static inline void promserver_print_log(const struct promserver *ps)
  * skips), a directory that cannot be made, or a server that exited or never
  * got ready (its log printed, the directory kept).
  */
-static inline int promserver_start_tsdb(struct promserver *ps, const char *yaml,
-					const char *tsdb, char *why, size_t whylen);
+static inline int promserver_start_with(struct promserver *ps, const char *yaml,
+					const char *tsdb, const char *web_config, char *why,
+					size_t whylen);
 
 static inline int promserver_start(struct promserver *ps, const char *yaml, char *why,
 				   size_t whylen)
 {
-	return promserver_start_tsdb(ps, yaml, NULL, why, whylen);
+	return promserver_start_with(ps, yaml, NULL, NULL, why, whylen);
+}
+
+/* promserver_start() behind --web.config.file WEB_CONFIG (TLS, basic auth). */
+static inline int promserver_start_web(struct promserver *ps, const char *yaml,
+				       const char *web_config, char *why, size_t whylen)
+{
+	return promserver_start_with(ps, yaml, NULL, web_config, why, whylen);
 }
 
 /*
@@ -181,11 +191,21 @@ static inline int promserver_start(struct promserver *ps, const char *yaml, char
 static inline int promserver_start_tsdb(struct promserver *ps, const char *yaml,
 					const char *tsdb, char *why, size_t whylen)
 {
+	return promserver_start_with(ps, yaml, tsdb, NULL, why, whylen);
+}
+
+/* The three above: TSDB NULL for a fresh one, WEB_CONFIG NULL for plain HTTP. */
+static inline int promserver_start_with(struct promserver *ps, const char *yaml,
+					const char *tsdb, const char *web_config, char *why,
+					size_t whylen)
+{
 	const char *base = getenv("TMPDIR");
 	char conf[PATH_MAX + 32], data[PATH_MAX + 32], log[PATH_MAX + 32];
 	char conf_arg[PATH_MAX + 64], data_arg[PATH_MAX + 64], listen_arg[80];
+	char web_arg[PATH_MAX + 64];
 	char *argv[] = { PROMSERVER_BIN, conf_arg, data_arg, listen_arg,
-			 "--storage.tsdb.retention.time=1h", "--log.level=info", NULL };
+			 "--storage.tsdb.retention.time=1h", "--log.level=info",
+			 web_config ? web_arg : NULL, NULL };
 	FILE *f;
 
 	memset(ps, 0, sizeof(*ps));
@@ -217,6 +237,8 @@ static inline int promserver_start_tsdb(struct promserver *ps, const char *yaml,
 	}
 	snprintf(conf_arg, sizeof(conf_arg), "--config.file=%s", conf);
 	snprintf(data_arg, sizeof(data_arg), "--storage.tsdb.path=%s", tsdb ? tsdb : data);
+	if (web_config)
+		snprintf(web_arg, sizeof(web_arg), "--web.config.file=%s", web_config);
 	/* A few ports: another process may take the free one before Prometheus. */
 	for (int attempt = 0; attempt < 5; attempt++) {
 		double t0 = promserver_now();
@@ -227,7 +249,13 @@ static inline int promserver_start_tsdb(struct promserver *ps, const char *yaml,
 			 ps->port);
 		ps->pid = spawn_to(argv, log, log);
 		while (promserver_now() - t0 < 60) {
-			if (promserver_http_status(ps->port, "/-/ready") == 200)
+			int status = promserver_http_status(ps->port, "/-/ready");
+
+			/*
+			 * Behind TLS or basic auth a plain request gets 400 or
+			 * 401: the server is up, the caller waits for its data.
+			 */
+			if (status == 200 || (web_config && status > 0))
 				return 0;
 			if (waitpid(ps->pid, NULL, WNOHANG) == ps->pid) {
 				ps->pid = 0;
