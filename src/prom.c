@@ -296,12 +296,54 @@ static bool both_outcomes(const struct schema_row *a, const struct schema_row *b
 	return a->kind == ROW_OUTCOME && b->kind == ROW_OUTCOME;
 }
 
+void prom_row_series(enum family_id f, int row, char *name, size_t size, const char **label,
+		     const char **value)
+{
+	const struct family_schema *fs = &schema[f];
+	const struct schema_row *r = &fs->rows[row];
+
+	*label = *value = NULL;
+	switch (r->kind) {
+	case ROW_OUTCOME:
+		snprintf(name, size, "permscope_%s_%s_total", fs->name, fs->rows[fs->events].name);
+		*label = "outcome";
+		*value = r->name;
+		break;
+	case ROW_ERRNOS:
+		snprintf(name, size, "permscope_%s_%s_total", fs->name, r->name);
+		*label = r->name;
+		break;
+	default:
+		snprintf(name, size, "permscope_%s_%s_total", fs->name, r->group ? r->group : r->name);
+		if (r->group) {
+			*label = r->label;
+			*value = r->name;
+		}
+		break;
+	}
+}
+
+void prom_latency_name(enum family_id f, char *name, size_t size)
+{
+	snprintf(name, size, "permscope_%s_latency_seconds", schema[f].name);
+}
+
+/* Begin the counter prom_row_series() names for row `row`. */
+static void begin_row(struct prom *pr, enum family_id f, int row)
+{
+	const char *label, *value;
+	char name[128];
+
+	prom_row_series(f, row, name, sizeof(name), &label, &value);
+	begin(pr, "counter", "%s", name);
+}
+
 static void count_metric(struct prom *pr, const struct profile *p, enum family_id f, int row)
 {
 	const struct schema_row *r = &schema[f].rows[row];
 	struct labels ls;
 
-	begin(pr, "counter", "permscope_%s_%s_total", schema[f].name, r->name);
+	begin_row(pr, f, row);
 	help(pr, "%s: %s", schema[f].name, r->meaning);
 	for (size_t i = 0; i < profile_nstats(p, f); i++) {
 		family_labels(p, f, i, &ls);
@@ -316,7 +358,7 @@ static void group_metric(struct prom *pr, const struct profile *p, enum family_i
 	const struct family_schema *fs = &schema[f];
 	struct labels ls;
 
-	begin(pr, "counter", "permscope_%s_%s_total", fs->name, fs->rows[first].group);
+	begin_row(pr, f, first);
 	help(pr, "%s:", fs->name);
 	for (int j = first; j < fs->nrows; j++)
 		if (same_group(&fs->rows[j], &fs->rows[first]))
@@ -379,15 +421,17 @@ static void outcome_metrics(struct prom *pr, const struct profile *p, enum famil
 	const struct family_schema *fs = &schema[f];
 	const char *what = fs->rows[fs->events].meaning;
 	struct labels ls;
+	char name[128];
 	bool histogram;
 
 	for (int pass = 0; pass < 2; pass++) {
 		histogram = pass == 1;
 		if (histogram) {
-			begin(pr, "histogram", "permscope_%s_latency_seconds", fs->name);
+			prom_latency_name(f, name, sizeof(name));
+			begin(pr, "histogram", "%s", name);
 			help(pr, "%s: latency in seconds of %s, by outcome", fs->name, what);
 		} else {
-			begin(pr, "counter", "permscope_%s_%s_total", fs->name, fs->rows[fs->events].name);
+			begin_row(pr, f, fs->events);
 			help(pr, "%s: %s, by outcome:", fs->name, what);
 			for (int j = 0, n = 0; j < fs->nrows; j++)
 				if (fs->rows[j].kind == ROW_OUTCOME)
@@ -420,7 +464,7 @@ static void errnos_metric(struct prom *pr, const struct profile *p, enum family_
 	struct labels ls;
 	char key[24];
 
-	begin(pr, "counter", "permscope_%s_%s_total", schema[f].name, r->name);
+	begin_row(pr, f, row);
 	help(pr, "%s: %s (those seen)", schema[f].name, r->meaning);
 	for (size_t i = 0; i < profile_nstats(p, f); i++) {
 		const __u64 *c = schema_counter(r, profile_stats(p, f, i));

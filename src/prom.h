@@ -64,6 +64,22 @@ struct prom_daemon {
 int prom_buckets_parse(const char *arg, uint64_t *slots, char *err, size_t errlen);
 
 /*
+ * Where row `row` of family `f` (COUNT, OUTCOME or ERRNOS) is exported, the
+ * one mapping of names both ways (this exposition, and src/promsource.c
+ * reading it back from Prometheus): the counter's name into `name`, and
+ * the label that tells the row apart from the metric's other rows: a
+ * grouped COUNT's group label ("reason") with the row's name, "outcome"
+ * with the OUTCOME's name, the ERRNOS row's own name with *value NULL (the
+ * errno key varies).  *label NULL when the row has the counter to itself.
+ * The OUTCOME rows' latency histogram is prom_latency_name()'s.  Every
+ * series also carries "mode", and "fs" in a per-fs family.
+ */
+void prom_row_series(enum family_id f, int row, char *name, size_t size, const char **label,
+		     const char **value);
+/* permscope_FAMILY_latency_seconds: the histogram of `f`'s OUTCOME rows. */
+void prom_latency_name(enum family_id f, char *name, size_t size);
+
+/*
  * Render `p`, the running total since the probes attached (p->start_ns), as
  * a malloc'ed exposition; `d` may be NULL.  *len gets its length.  NULL on
  * ENOMEM.
