@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A side of a fleet comparison, from Prometheus (src/promsource.h).
+ *
+ * Every value comes from an instant query at q->at over the window:
+ * increase() for the counters and the histograms' buckets, _sum and _count
+ * (what a profile of the window would have counted), resets() for the
+ * same counters (a daemon restart inside the window makes increase() guess
+ * across the restart), and max_over_time() for the two gauges that say
+ * what ran (permscope_build_info, permscope_probe_attached), so that a
+ * host whose build or mode changed inside the window shows both.
+ */
+#include "promsource.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "prom.h"
+
+#define QUERY_MAX 1024
+
+struct reader {
+	struct promclient *c;
+	const struct promsource_query *q;
+	char matchers[512]; /* the selector's matchers, without the braces */
+	struct promsource_side *side;
+	char *err;
+	size_t errlen;
+};
+
+static int reason_add(struct promsource_reasons *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int reason_add(struct promsource_reasons *r, const char *fmt, ...)
+{
+	char **line = realloc(r->line, (r->n + 1) * sizeof(*line));
+	va_list ap;
+	int n;
+
+	if (!line)
+		return PROMSOURCE_ENOMEM;
+	r->line = line;
+	va_start(ap, fmt);
+	n = vasprintf(&line[r->n], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return PROMSOURCE_ENOMEM;
+	r->n++;
+	return 0;
+}
+
+static bool has_reason(const struct promsource_reasons *r, const char *prefix)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strncmp(r->line[i], prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+static void reasons_free(struct promsource_reasons *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->line[i]);
+	free(r->line);
+	*r = (struct promsource_reasons){ 0 };
+}
+
+/* The selector's matchers between its braces; -1 unless it is {...} or empty. */
+static int selector_matchers(const char *sel, char *out, size_t size)
+{
+	size_t n;
+
+	while (*sel == ' ')
+		sel++;
+	n = strlen(sel);
+	while (n && sel[n - 1] == ' ')
+		n--;
+	if (!n) {
+		*out = 0;
+		return 0;
+	}
+	if (sel[0] != '{' || sel[n - 1] != '}' || n - 2 >= size || memchr(sel + 1, '}', n - 2) ||
+	    memchr(sel + 1, '{', n - 2))
+		return -1;
+	memcpy(out, sel + 1, n - 2);
+	out[n - 2] = 0;
+	return 0;
+}
+
+/*
+ * A PromQL duration ("1h30m", "90s", "500ms") in milliseconds; 0 when it
+ * is none, so that nothing else reaches the query text.
+ */
+static uint64_t window_ms(const char *w)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ms;
+	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+		      { "d", 86400000 }, { "w", 604800000 }, { "y", 31536000000ULL } };
+	uint64_t total = 0;
+
+	if (!w || !*w)
+		return 0;
+	while (*w) {
+		uint64_t n = 0;
+		size_t k, digits = strspn(w, "0123456789");
+
+		if (!digits || digits > 9)
+			return 0;
+		for (size_t i = 0; i < digits; i++)
+			n = n * 10 + (uint64_t)(w[i] - '0');
+		w += digits;
+		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+			if (!strncmp(w, units[k].unit, strlen(units[k].unit)) &&
+			    !(k == 2 && w[1] == 's'))
+				break;
+		if (k == sizeof(units) / sizeof(units[0]))
+			return 0;
+		w += strlen(units[k].unit);
+		total += n * units[k].ms;
+	}
+	return total;
+}
+
+/* NAME{MATCHERS}[WINDOW], inside FN(...) and followed by TAIL. */
+static void range_query(const struct reader *r, char *buf, const char *fn, const char *name,
+			const char *tail)
+{
+	snprintf(buf, QUERY_MAX, "%s(%s{%s}[%s])%s", fn, name, r->matchers, r->q->window, tail);
+}
+
+static int query(struct reader *r, const char *promql, json_t **result)
+{
+	return promclient_query(r->c, promql, r->q->at, result, r->err, r->errlen);
+}
+
+static const char *label_of(json_t *sample, const char *name)
+{
+	json_t *v = json_object_get(json_object_get(sample, "metric"), name);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static double value_of(json_t *sample)
+{
+	json_t *v = json_array_get(json_object_get(sample, "value"), 1);
+
+	return json_is_string(v) ? strtod(json_string_value(v), NULL) : NAN;
+}
+
+/* An increase is a whole count here: the series start at 0 and end in the window. */
+static __u64 count_of(double v)
+{
+	return isfinite(v) && v > 0 ? (__u64)llround(v) : 0;
+}
+
+/* The host called `instance`, added (as a profile of the window) when new. */
+static struct promsource_host *host(struct reader *r, const char *instance)
+{
+	struct promsource_side *s = r->side;
+	struct promsource_host *h;
+
+	if (!instance)
+		instance = "";
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (!strcmp(s->hosts[i].instance, instance))
+			return &s->hosts[i];
+	h = realloc(s->hosts, (s->nhosts + 1) * sizeof(*h));
+	if (!h)
+		return NULL;
+	s->hosts = h;
+	h = &s->hosts[s->nhosts++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->instance, sizeof(h->instance), "%s", instance);
+	profile_init(&h->profile);
+	snprintf(h->profile.hostname, sizeof(h->profile.hostname), "%s", instance);
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		h->profile.fam[f].lost_known = true;
+	return h;
+}
+
+/* The stats struct of family `f` a sample's labels name (its fs for a per-fs family). */
+static void *sample_stats(struct promsource_host *h, enum family_id f, json_t *sample)
+{
+	struct fs_result *fs;
+
+	if (!schema[f].per_fs)
+		return profile_stats(&h->profile, f, 0);
+	fs = profile_add_fs(&h->profile, label_of(sample, "fs") ? label_of(sample, "fs") : "");
+	return fs ? &fs->s : NULL;
+}
+
+/*
+ * Each sample's count into the row of family `f` that prom_row_series()
+ * names `name` and whose label the sample carries.
+ */
+static int read_counter(struct reader *r, enum family_id f, const char *name)
+{
+	const struct family_schema *fs = &schema[f];
+	char promql[QUERY_MAX];
+	json_t *res, *sample;
+	size_t i;
+	int ret;
+
+	range_query(r, promql, "increase", name, "");
+	if ((ret = query(r, promql, &res)))
+		return ret;
+	json_array_foreach(res, i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+		__u64 v = count_of(value_of(sample));
+		void *stats;
+
+		if (!h || !(stats = sample_stats(h, f, sample))) {
+			json_decref(res);
+			return PROMSOURCE_ENOMEM;
+		}
+		for (int row = 0; row < fs->nrows; row++) {
+			const char *label, *value, *has;
+			char rname[128];
+
+			if (fs->rows[row].kind != ROW_COUNT && fs->rows[row].kind != ROW_OUTCOME &&
+			    fs->rows[row].kind != ROW_ERRNOS)
+				continue;
+			prom_row_series(f, row, rname, sizeof(rname), &label, &value);
+			if (strcmp(rname, name))
+				continue;
+			has = label ? label_of(sample, label) : NULL;
+			if (fs->rows[row].kind == ROW_ERRNOS) {
+				int e = has ? errno_by_key(has) : -1;
+
+				if (e >= 0 && e < EXEC_ERRNO_MAX)
+					schema_counter(&fs->rows[row], stats)[e] += v;
+			} else if (!label || (has && !strcmp(has, value))) {
+				*schema_counter(&fs->rows[row], stats) += v;
+			}
+		}
+	}
+	json_decref(res);
+	return 0;
+}
+
+/* A reason for each host with a counter `name` that went down inside the window. */
+static int read_resets(struct reader *r, const char *name)
+{
+	char promql[QUERY_MAX];
+	json_t *res, *sample;
+	size_t i;
+	int ret = 0;
+
+	range_query(r, promql, "resets", name, " > 0");
+	if ((ret = query(r, promql, &res)))
+		return ret;
+	json_array_foreach(res, i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+
+		ret = !h ? PROMSOURCE_ENOMEM :
+		      has_reason(&h->why, "counters reset") ? 0 :
+		      reason_add(&h->why, "counters reset inside the window (%s): the daemon "
+				 "restarted, so its increase is a guess", name);
+		if (ret)
+			break;
+	}
+	json_decref(res);
+	return ret;
+}
+
+/* The slot whose exported bound `le` is (seconds), or -1. */
+static int slot_of_le(const char *le)
+{
+	double ns = strtod(le, NULL) * 1e9;
+
+	for (unsigned int s = 0; s < HIST_SLOTS - 1; s++)
+		if (fabs((double)(hist_hi(s) - 1) - ns) < 0.5)
+			return (int)s;
+	return -1;
+}
+
+/*
+ * The OUTCOME rows' histogram: its buckets (cumulative, until
+ * hist_uncumulate()), _sum and _count.  A bucket's cumulative count sits
+ * in its slot, +Inf's in the last.
+ */
+static int read_latency(struct reader *r, enum family_id f)
+{
+	static const char *const parts[] = { "_bucket", "_sum", "_count" };
+	const struct family_schema *fs = &schema[f];
+	char name[128], metric[160], promql[QUERY_MAX];
+	json_t *res, *sample;
+	size_t i;
+	int ret;
+
+	prom_latency_name(f, name, sizeof(name));
+	for (int part = 0; part < 3; part++) {
+		snprintf(metric, sizeof(metric), "%s%s", name, parts[part]);
+		range_query(r, promql, "increase", metric, "");
+		if ((ret = query(r, promql, &res)))
+			return ret;
+		json_array_foreach(res, i, sample) {
+			struct promsource_host *h = host(r, label_of(sample, "instance"));
+			const char *outcome = label_of(sample, "outcome"), *le = label_of(sample, "le");
+			double v = value_of(sample);
+			void *stats;
+
+			if (!h || !(stats = sample_stats(h, f, sample))) {
+				json_decref(res);
+				return PROMSOURCE_ENOMEM;
+			}
+			for (int row = 0; row < fs->nrows; row++) {
+				const struct schema_row *rw = &fs->rows[row];
+				struct hist *hs;
+				int s;
+
+				if (rw->kind != ROW_OUTCOME || !outcome || strcmp(outcome, rw->name))
+					continue;
+				hs = schema_hist(rw, stats);
+				if (part == 1) {
+					hs->sum += isfinite(v) && v > 0 ? (__u64)llround(v * 1e9) : 0;
+				} else if (part == 2) {
+					hs->count += count_of(v);
+				} else if (le && !strcmp(le, "+Inf")) {
+					hs->slots[HIST_SLOTS - 1] += count_of(v);
+				} else if (le && (s = slot_of_le(le)) >= 0) {
+					hs->slots[s] += count_of(v);
+				}
+			}
+		}
+		json_decref(res);
+	}
+	return 0;
+}
+
+/*
+ * Cumulative counts at the exported bounds into each slot's own: the calls
+ * between two exported bounds go to the slot of the upper one (a slot not
+ * exported holds 0, so the walk passes over it).
+ */
+static void hist_uncumulate(struct hist *h)
+{
+	__u64 below = 0;
+
+	for (unsigned int s = 0; s < HIST_SLOTS; s++) {
+		__u64 cum = h->slots[s];
+
+		if (!cum)
+			continue;
+		h->slots[s] = cum > below ? cum - below : 0;
+		below = cum > below ? cum : below;
+	}
+}
+
+/* Every counter and histogram of family `f`, and their resets. */
+static int read_family(struct reader *r, enum family_id f)
+{
+	const struct family_schema *fs = &schema[f];
+	char name[128], seen[32][128];
+	int nseen = 0, ret;
+	bool latency = false;
+
+	for (int row = 0; row < fs->nrows; row++) {
+		const char *label, *value;
+		bool again = false;
+
+		if (fs->rows[row].kind == ROW_OUTCOME)
+			latency = true;
+		if (fs->rows[row].kind != ROW_COUNT && fs->rows[row].kind != ROW_OUTCOME &&
+		    fs->rows[row].kind != ROW_ERRNOS)
+			continue;
+		prom_row_series(f, row, name, sizeof(name), &label, &value);
+		for (int i = 0; i < nseen; i++)
+			again |= !strcmp(seen[i], name);
+		if (again || nseen == 32)
+			continue;
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", name);
+		if ((ret = read_counter(r, f, name)) || (ret = read_resets(r, name)))
+			return ret;
+	}
+	if (latency) {
+		char bucket[160];
+
+		if ((ret = read_latency(r, f)))
+			return ret;
+		prom_latency_name(f, name, sizeof(name));
+		snprintf(bucket, sizeof(bucket), "%s_count", name);
+		if ((ret = read_resets(r, bucket)))
+			return ret;
+	}
+	return 0;
+}
+
+/* permscope_build_info: the build and kernel; two builds in the window is a reason. */
+static int read_builds(struct reader *r)
+{
+	char promql[QUERY_MAX];
+	json_t *res, *sample;
+	size_t i;
+	int ret = 0;
+
+	range_query(r, promql, "max_over_time", "permscope_build_info", "");
+	if ((ret = query(r, promql, &res)))
+		return ret;
+	json_array_foreach(res, i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+		const char *rev = label_of(sample, "revision"), *ver = label_of(sample, "version");
+		const char *lib = label_of(sample, "libbpf"), *kernel = label_of(sample, "kernel");
+		struct profile *p;
+
+		if (!h) {
+			ret = PROMSOURCE_ENOMEM;
+			break;
+		}
+		p = &h->profile;
+		if (p->build.revision[0] && strcmp(p->build.revision, rev ? rev : "")) {
+			ret = reason_add(&h->why, "its permscope build changed inside the window "
+					 "(revision %s, then %s)", p->build.revision, rev ? rev : "");
+			if (ret)
+				break;
+			continue;
+		}
+		snprintf(p->build.revision, sizeof(p->build.revision), "%s", rev ? rev : "");
+		snprintf(p->build.version, sizeof(p->build.version), "%s", ver ? ver : "");
+		snprintf(p->tool_version, sizeof(p->tool_version), "%s", ver ? ver : "");
+		snprintf(p->build.libbpf, sizeof(p->build.libbpf), "%s", lib ? lib : "");
+		snprintf(p->kernel_release, sizeof(p->kernel_release), "%s", kernel ? kernel : "");
+	}
+	json_decref(res);
+	return ret;
+}
+
+/* permscope_probe_attached: each family's mode, 1 attached, 0 unavailable. */
+static int read_modes(struct reader *r)
+{
+	char promql[QUERY_MAX];
+	json_t *res, *sample;
+	size_t i;
+	int ret = 0;
+
+	range_query(r, promql, "max_over_time", "permscope_probe_attached", "");
+	if ((ret = query(r, promql, &res)))
+		return ret;
+	json_array_foreach(res, i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+		const char *fname = label_of(sample, "family"), *mname = label_of(sample, "mode");
+		int f = fname ? family_by_name(fname) : -1, m = mname ? mode_by_name(mname) : -1;
+		struct family_result *fr;
+
+		if (!h) {
+			ret = PROMSOURCE_ENOMEM;
+			break;
+		}
+		if (f < 0)
+			continue;
+		fr = &h->profile.fam[f];
+		if (fr->status != FAMILY_NOT_REQUESTED &&
+		    (fr->status != (value_of(sample) >= 1 ? FAMILY_OK : FAMILY_UNAVAILABLE) ||
+		     (m >= 0 && fr->mode != (enum attach_mode)m))) {
+			if ((ret = reason_add(&h->why, "the %s family attached in more than one "
+					      "mode inside the window (%s, %s)", fname,
+					      family_state_name(fr), mname ? mname : "none")))
+				break;
+			continue;
+		}
+		fr->status = value_of(sample) >= 1 ? FAMILY_OK : FAMILY_UNAVAILABLE;
+		fr->mode = m > 0 ? (enum attach_mode)m : MODE_NONE;
+	}
+	json_decref(res);
+	return ret;
+}
+
+/* permscope_lost_events_total: each family's losses; any is a reason. */
+static int read_losses(struct reader *r)
+{
+	char promql[QUERY_MAX];
+	json_t *res, *sample;
+	size_t i;
+	int ret = 0;
+
+	range_query(r, promql, "increase", "permscope_lost_events_total", " > 0");
+	if ((ret = query(r, promql, &res)))
+		return ret;
+	json_array_foreach(res, i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+		const char *fname = label_of(sample, "family"), *prog = label_of(sample, "program");
+		int f = fname ? family_by_name(fname) : -1;
+		__u64 n = count_of(value_of(sample));
+
+		if (!h) {
+			ret = PROMSOURCE_ENOMEM;
+			break;
+		}
+		if (f >= 0)
+			family_add_lost(&h->profile.fam[f], prog ? prog : "", n);
+		if ((ret = reason_add(&h->why, "lost %llu events (family %s, program %s): its "
+				      "counts are short", (unsigned long long)n,
+				      fname ? fname : "?", prog ? prog : "?")))
+			break;
+	}
+	json_decref(res);
+	if (!ret)
+		ret = read_resets(r, "permscope_lost_events_total");
+	return ret;
+}
+
+static int host_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct promsource_host *)a)->instance,
+		      ((const struct promsource_host *)b)->instance);
+}
+
+/* The side's reasons: too few hosts, more than one build, more than one mode a family. */
+static int judge_side(struct reader *r)
+{
+	struct promsource_side *s = r->side;
+	int ret = 0;
+
+	if (s->nhosts < (size_t)(r->q->min_hosts > 0 ? r->q->min_hosts : 0))
+		ret = reason_add(&s->why, "%zu hosts, fewer than the %d asked for (--min-hosts)",
+				 s->nhosts, r->q->min_hosts);
+	for (size_t i = 1; !ret && i < s->nhosts; i++)
+		if (strcmp(s->hosts[i].profile.build.revision, s->hosts[0].profile.build.revision))
+			ret = reason_add(&s->why, "hosts run different permscope builds: %s revision "
+					 "%s, %s revision %s", s->hosts[0].instance,
+					 s->hosts[0].profile.build.revision, s->hosts[i].instance,
+					 s->hosts[i].profile.build.revision);
+	/* a family compares across hosts in one mode: among the hosts that run it */
+	for (int f = 0; !ret && f < FAMILY_COUNT; f++) {
+		const struct promsource_host *first = NULL;
+
+		for (size_t i = 0; !ret && i < s->nhosts; i++) {
+			const struct family_result *fr = &s->hosts[i].profile.fam[f];
+
+			if (fr->status == FAMILY_NOT_REQUESTED)
+				continue;
+			if (!first)
+				first = &s->hosts[i];
+			else if (fr->status != first->profile.fam[f].status ||
+				 fr->mode != first->profile.fam[f].mode)
+				ret = reason_add(&s->why, "hosts attach the %s family in different "
+						 "modes: %s %s, %s %s", family_name(f),
+						 first->instance,
+						 family_state_name(&first->profile.fam[f]),
+						 s->hosts[i].instance, family_state_name(fr));
+		}
+	}
+	return ret;
+}
+
+int promsource_read(struct promclient *c, const struct promsource_query *q,
+		    struct promsource_side *side, char *err, size_t errlen)
+{
+	struct reader r = { .c = c, .q = q, .side = side, .err = err, .errlen = errlen };
+	uint64_t wms;
+	int ret = 0;
+
+	memset(side, 0, sizeof(*side));
+	if (selector_matchers(q->selector ? q->selector : "", r.matchers, sizeof(r.matchers))) {
+		snprintf(err, errlen, "selector '%s': expected PromQL label matchers in braces, "
+			 "e.g. '{cohort=\"canary\"}'", q->selector);
+		return PROMSOURCE_EINPUT;
+	}
+	if (!(wms = window_ms(q->window))) {
+		snprintf(err, errlen, "window '%s': expected a PromQL duration, e.g. 5m or 1h",
+			 q->window ? q->window : "");
+		return PROMSOURCE_EINPUT;
+	}
+	ret = read_builds(&r);
+	if (!ret)
+		ret = read_modes(&r);
+	for (int f = 0; !ret && f < FAMILY_COUNT; f++)
+		ret = read_family(&r, f);
+	if (!ret)
+		ret = read_losses(&r);
+	for (size_t i = 0; !ret && i < side->nhosts; i++) {
+		struct promsource_host *h = &side->hosts[i];
+		struct profile *p = &h->profile;
+
+		for (int f = 0; f < FAMILY_COUNT; f++)
+			for (size_t k = 0; k < profile_nstats(p, f); k++)
+				for (int row = 0; row < schema[f].nrows; row++)
+					if (schema[f].rows[row].kind == ROW_OUTCOME)
+						hist_uncumulate(schema_hist(&schema[f].rows[row],
+									    profile_stats(p, f, k)));
+		profile_sort_fs(p);
+		/* the window, when its end is known here (not the server's now) */
+		if (q->at > 0) {
+			p->end_ns = (uint64_t)llround(q->at * 1e3) * 1000000ULL;
+			p->start_ns = p->end_ns - wms * 1000000ULL;
+		}
+		if (!p->build.revision[0] && !p->build.version[0])
+			ret = reason_add(&h->why, "no permscope_build_info in the window: its build "
+					 "is unknown");
+	}
+	if (!ret && side->nhosts)
+		qsort(side->hosts, side->nhosts, sizeof(*side->hosts), host_cmp);
+	if (!ret)
+		ret = judge_side(&r);
+	if (ret == PROMSOURCE_ENOMEM)
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	if (ret)
+		promsource_side_free(side);
+	return ret;
+}
+
+void promsource_side_free(struct promsource_side *side)
+{
+	for (size_t i = 0; i < side->nhosts; i++) {
+		profile_free(&side->hosts[i].profile);
+		reasons_free(&side->hosts[i].why);
+	}
+	free(side->hosts);
+	reasons_free(&side->why);
+	memset(side, 0, sizeof(*side));
+}
+
+int promsource_judgeable(const struct promsource_side *side)
+{
+	if (side->why.n)
+		return 0;
+	for (size_t i = 0; i < side->nhosts; i++)
+		if (side->hosts[i].why.n)
+			return 0;
+	return 1;
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A side read from a real Prometheus (src/promsource.c), hermetic: the
+ * profiles of tests/unit/data written by `permscope report --format
+ * openmetrics` as hosts of two sides (job="base", job="new"), backfilled
+ * with promtool into one TSDB, a Prometheus started on it.  Each host must
+ * come back as its profile, counter by counter and bucket by bucket; a
+ * host that lost events, one whose counter went down (a restart) and a
+ * side on two builds must be named with their reasons; a query Prometheus
+ * rejects, or a stopped Prometheus, must end the read with its code.
+ *
+ * Times: the profiles were recorded at different times and for different
+ * lengths; the copies all get the same start and end (S, E below), so one
+ * window [T - W, T] at T = E holds every host's two points.  increase() is
+ * then exact: the end's point is at T (no extrapolation past it) and the
+ * start's is 0 (a counter is never extrapolated below zero, so none
+ * towards the window's start either, however long W is).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "promserver.h"
+#include "promclient.h"
+#include "promsource.h"
+#include "prom.h"
+#include "hist.h"
+
+#define S_NS 1796032800000000000ULL /* 2026-11-30T10:00:00Z */
+#define E_NS 1796032860000000000ULL /* a minute later */
+#define T_S 1796032860.0
+#define W "2m"
+#define REV_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define REV_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+/* A host: which data profile, its instance and side, and what is done to it. */
+static const struct host_spec {
+	const char *data, *instance, *job, *revision;
+	bool lost;
+} hosts[] = {
+	{ "sample-profile.json", "base-1", "base", REV_A, false },
+	{ "compare-access-base.json", "base-2", "base", REV_A, false },
+	{ "compare-lookup-base.json", "base-3", "base", REV_A, false },
+	{ "compare-access-new.json", "new-1", "new", REV_A, false },
+	{ "compare-lookup-new.json", "new-2", "new", REV_B, false },
+	{ "sample-profile.json", "new-lossy", "new", REV_A, true },
+};
+#define NHOSTS (sizeof(hosts) / sizeof(hosts[0]))
+
+static struct profile originals[NHOSTS];
+static struct promserver ps;
+static char skip_why[256];
+
+/* Written by hand: the counter goes 0, 100, then 50 (a restart) inside the window. */
+static const char reset_host[] =
+	"# TYPE permscope_build_info gauge\n"
+	"permscope_build_info{instance=\"new-reset\",job=\"new\",kernel=\"6.18.0\",libbpf=\"v1.1\","
+	"revision=\"" REV_A "\",version=\"0.1.0\"} 1 1796032800.000\n"
+	"permscope_build_info{instance=\"new-reset\",job=\"new\",kernel=\"6.18.0\",libbpf=\"v1.1\","
+	"revision=\"" REV_A "\",version=\"0.1.0\"} 1 1796032860.000\n"
+	"# TYPE permscope_probe_attached gauge\n"
+	"permscope_probe_attached{family=\"access\",instance=\"new-reset\",job=\"new\","
+	"mode=\"fentry\"} 1 1796032800.000\n"
+	"permscope_probe_attached{family=\"access\",instance=\"new-reset\",job=\"new\","
+	"mode=\"fentry\"} 1 1796032860.000\n"
+	"# TYPE permscope_access_calls counter\n"
+	"permscope_access_calls_total{instance=\"new-reset\",job=\"new\",mode=\"fentry\","
+	"outcome=\"fast\"} 0 1796032800.000\n"
+	"permscope_access_calls_total{instance=\"new-reset\",job=\"new\",mode=\"fentry\","
+	"outcome=\"fast\"} 100 1796032830.000\n"
+	"permscope_access_calls_total{instance=\"new-reset\",job=\"new\",mode=\"fentry\","
+	"outcome=\"fast\"} 50 1796032860.000\n"
+	"# EOF\n";
+
+static void backfill(const char *file, const char *tsdb)
+{
+	char *argv[] = { (char *)promtool_bin(), "tsdb", "create-blocks-from", "openmetrics",
+			 (char *)file, (char *)tsdb, NULL };
+
+	if (run_capture(argv) != 0)
+		fail_msg("promtool tsdb create-blocks-from openmetrics %s: %s%s", file, out_text,
+			 err_text);
+}
+
+static int fleet_setup(void **state)
+{
+	char tsdb[PATH_MAX], why[PATH_MAX + 128], err[512], data[PATH_MAX];
+
+	if (tmpdir_setup(state))
+		return -1;
+	if (!promtool_bin() || access(PROMSERVER_BIN, X_OK)) {
+		snprintf(skip_why, sizeof(skip_why), "no promtool or %s (Debian package "
+			 "prometheus; or set PROMTOOL)", PROMSERVER_BIN);
+		return 0;
+	}
+	snprintf(tsdb, sizeof(tsdb), "%s", tmp_path("tsdb"));
+	for (size_t i = 0; i < NHOSTS; i++) {
+		struct profile *p = &originals[i];
+		char copy[PATH_MAX], om[PATH_MAX];
+		char *argv[] = { (char *)permscope_bin(), "report", copy, "--format", "openmetrics",
+				 "--instance", (char *)hosts[i].instance, "--job",
+				 (char *)hosts[i].job, "-o", om, NULL };
+
+		snprintf(data, sizeof(data), "%s/%s", testdata_dir(), hosts[i].data);
+		if (profile_read(data, p, err, sizeof(err)))
+			fail_msg("%s: %s", data, err);
+		p->start_ns = S_NS;
+		p->end_ns = E_NS;
+		snprintf(p->build.version, sizeof(p->build.version), "0.1.0");
+		snprintf(p->build.revision, sizeof(p->build.revision), "%s", hosts[i].revision);
+		snprintf(p->build.libbpf, sizeof(p->build.libbpf), "v1.1");
+		if (hosts[i].lost) {
+			p->fam[FAMILY_ACCESS].lost_known = true;
+			family_add_lost(&p->fam[FAMILY_ACCESS], "access_tp", 7);
+		}
+		snprintf(copy, sizeof(copy), "%s/%s.json", tmpdir, hosts[i].instance);
+		snprintf(om, sizeof(om), "%s/%s.om", tmpdir, hosts[i].instance);
+		assert_int_equal(profile_write(p, copy), 0);
+		if (run_capture(argv) != 0)
+			fail_msg("report %s: %s", copy, err_text);
+		/* one backfill a host into the one TSDB: Prometheus reads overlapping blocks */
+		backfill(om, tsdb);
+	}
+	backfill(write_tmp_file("new-reset.om", reset_host), tsdb);
+	if (promserver_start_tsdb(&ps, NULL, tsdb, why, sizeof(why)))
+		fail_msg("%s", why);
+	return 0;
+}
+
+static int fleet_teardown(void **state)
+{
+	if (ps.pid)
+		promserver_stop(&ps);
+	for (size_t i = 0; i < NHOSTS; i++)
+		profile_free(&originals[i]);
+	return tmpdir_teardown(state);
+}
+
+static struct promclient *client(void)
+{
+	struct promclient_opts o = { .url = ps.url, .timeout_s = 10,
+				     .verbose = getenv("V") != NULL };
+	char err[512];
+	struct promclient *c = promclient_new(&o, err, sizeof(err));
+
+	if (!c)
+		fail_msg("promclient_new: %s", err);
+	return c;
+}
+
+static void skip_without_server(void)
+{
+	if (skip_why[0]) {
+		print_message("skipped: %s\n", skip_why);
+		skip();
+	}
+}
+
+static int read_side(const char *selector, int min_hosts, struct promsource_side *side,
+		     char *err, size_t errlen)
+{
+	struct promclient *c = client();
+	struct promsource_query q = { .selector = selector, .window = W, .at = T_S,
+				      .min_hosts = min_hosts };
+	int ret = promsource_read(c, &q, side, err, errlen);
+
+	promclient_free(c);
+	return ret;
+}
+
+static const struct promsource_host *find_host(const struct promsource_side *s,
+					       const char *instance)
+{
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (!strcmp(s->hosts[i].instance, instance))
+			return &s->hosts[i];
+	fail_msg("no host %s in the side", instance);
+	return NULL;
+}
+
+static __u64 cumulative(const struct hist *h, unsigned int upto)
+{
+	__u64 n = 0;
+
+	for (unsigned int s = 0; s <= upto; s++)
+		n += h->slots[s];
+	return n;
+}
+
+/*
+ * `got` holds what `want` counted: every COUNT, OUTCOME and ERRNOS row of
+ * every family that recorded, per filesystem, and each latency histogram
+ * at the bounds the exposition carries (its count and sum too).
+ */
+static void same_counts(const struct profile *want, const struct profile *got, const char *who)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct family_schema *fs = &schema[f];
+
+		if (got->fam[f].status != want->fam[f].status ||
+		    (want->fam[f].status == FAMILY_OK && got->fam[f].mode != want->fam[f].mode))
+			fail_msg("%s: %s: %s, want %s", who, fs->name, family_state_name(&got->fam[f]),
+				 family_state_name(&want->fam[f]));
+		if (want->fam[f].status != FAMILY_OK)
+			continue;
+		assert_int_equal(profile_nstats(got, f), profile_nstats(want, f));
+		for (size_t k = 0; k < profile_nstats(want, f); k++) {
+			const void *w = profile_stats(want, f, k), *g;
+
+			if (fs->per_fs) {
+				const struct fs_result *r = profile_find_fs(got, want->fs[k].name);
+
+				if (!r)
+					fail_msg("%s: no filesystem %s", who, want->fs[k].name);
+				g = &r->s;
+			} else {
+				g = profile_stats(got, f, k);
+			}
+			for (int row = 0; row < fs->nrows; row++) {
+				const struct schema_row *r = &fs->rows[row];
+
+				if (schema_row_absent(fs, row, want->absent[f]))
+					continue;
+				if (r->kind == ROW_ERRNOS) {
+					for (int e = 0; e < EXEC_ERRNO_MAX; e++)
+						if (schema_counter(r, g)[e] != schema_counter(r, w)[e])
+							fail_msg("%s: %s.%s[%d]: %llu, want %llu", who,
+								 fs->name, r->name, e,
+								 (unsigned long long)schema_counter(r, g)[e],
+								 (unsigned long long)schema_counter(r, w)[e]);
+					continue;
+				}
+				if (r->kind != ROW_COUNT && r->kind != ROW_OUTCOME)
+					continue;
+				if (*schema_counter(r, g) != *schema_counter(r, w))
+					fail_msg("%s: %s.%s: %llu, want %llu", who, fs->name, r->name,
+						 (unsigned long long)*schema_counter(r, g),
+						 (unsigned long long)*schema_counter(r, w));
+				if (r->kind != ROW_OUTCOME)
+					continue;
+				for (unsigned int s = 0; s < HIST_SLOTS - 1; s++)
+					if ((PROM_BUCKETS_DEFAULT & 1ULL << s) &&
+					    cumulative(schema_hist(r, g), s) !=
+						    cumulative(schema_hist(r, w), s))
+						fail_msg("%s: %s.%s latency up to slot %u: %llu, want "
+							 "%llu", who, fs->name, r->name, s,
+							 (unsigned long long)cumulative(schema_hist(r, g), s),
+							 (unsigned long long)cumulative(schema_hist(r, w), s));
+				assert_int_equal(schema_hist(r, g)->count, *schema_counter(r, w));
+				assert_int_equal(schema_hist(r, g)->sum, schema_hist(r, w)->sum);
+			}
+		}
+	}
+}
+
+static void each_host_comes_back_as_its_profile(void **state)
+{
+	struct promsource_side side;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	assert_int_equal(read_side("{job=\"base\"}", 3, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(side.nhosts, 3);
+	for (size_t i = 0; i < NHOSTS; i++) {
+		const struct promsource_host *h;
+
+		if (strcmp(hosts[i].job, "base"))
+			continue;
+		h = find_host(&side, hosts[i].instance);
+		same_counts(&originals[i], &h->profile, h->instance);
+		assert_string_equal(h->profile.build.revision, REV_A);
+		assert_string_equal(h->profile.kernel_release, originals[i].kernel_release);
+		assert_true(h->profile.end_ns == E_NS);
+		assert_int_equal(h->why.n, 0);
+	}
+	assert_int_equal(side.why.n, 0);
+	assert_true(promsource_judgeable(&side));
+	promsource_side_free(&side);
+}
+
+static bool has_line(const struct promsource_reasons *r, const char *needle)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strstr(r->line[i], needle))
+			return true;
+	return false;
+}
+
+static void lost_events_a_reset_and_two_builds_are_named(void **state)
+{
+	struct promsource_side side;
+	const struct promsource_host *h;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	assert_int_equal(read_side("{job=\"new\"}", 0, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(side.nhosts, 4);
+	assert_false(promsource_judgeable(&side));
+	/* the hosts with nothing wrong still come back whole */
+	same_counts(&originals[3], &find_host(&side, "new-1")->profile, "new-1");
+	same_counts(&originals[4], &find_host(&side, "new-2")->profile, "new-2");
+	assert_int_equal(find_host(&side, "new-1")->why.n, 0);
+	h = find_host(&side, "new-lossy");
+	assert_int_equal(h->why.n, 1);
+	assert_true(has_line(&h->why, "lost 7 events (family access, program access_tp)"));
+	assert_int_equal(family_lost_total(&h->profile.fam[FAMILY_ACCESS]), 7);
+	h = find_host(&side, "new-reset");
+	assert_int_equal(h->why.n, 1);
+	assert_true(has_line(&h->why, "counters reset inside the window "
+			     "(permscope_access_calls_total)"));
+	/* the side: new-2 runs another build */
+	assert_int_equal(side.why.n, 1);
+	assert_true(has_line(&side.why, "different permscope builds"));
+	assert_true(has_line(&side.why, "new-2 revision " REV_B));
+	promsource_side_free(&side);
+}
+
+static void fewer_hosts_than_asked_is_a_reason(void **state)
+{
+	struct promsource_side side;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	assert_int_equal(read_side("{job=\"base\"}", 4, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_false(promsource_judgeable(&side));
+	assert_true(has_line(&side.why, "3 hosts, fewer than the 4 asked for"));
+	promsource_side_free(&side);
+	/* a selector nothing matches: no hosts at all */
+	assert_int_equal(read_side("{job=\"nowhere\"}", 1, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(side.nhosts, 0);
+	assert_true(has_line(&side.why, "0 hosts"));
+	promsource_side_free(&side);
+}
+
+static void nothing_is_read_from_a_failed_query(void **state)
+{
+	struct promsource_side side;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	assert_int_equal(read_side("job=\"base\"", 0, &side, err, sizeof(err)), PROMSOURCE_EINPUT);
+	assert_non_null(strstr(err, "label matchers in braces"));
+	assert_int_equal(read_side("{job=~\"(\"}", 0, &side, err, sizeof(err)),
+			 PROMCLIENT_EREJECTED);
+	assert_null(side.hosts);
+	/* last: the server goes away */
+	promserver_stop(&ps);
+	assert_int_equal(read_side("{job=\"base\"}", 0, &side, err, sizeof(err)),
+			 PROMCLIENT_EUNREACHABLE);
+	assert_int_equal(side.nhosts, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(each_host_comes_back_as_its_profile),
+		cmocka_unit_test(lost_events_a_reset_and_two_builds_are_named),
+		cmocka_unit_test(fewer_hosts_than_asked_is_a_reason),
+		cmocka_unit_test(nothing_is_read_from_a_failed_query),
+	};
+
+	return cmocka_run_group_tests_name("promsource", tests, fleet_setup, fleet_teardown);
+}
