@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "metrics.h"
 #include "prom.h"
 
 #define QUERY_MAX 1024
@@ -526,19 +527,19 @@ static int judge_side(struct reader *r)
 					 "%s, %s revision %s", s->hosts[0].instance,
 					 s->hosts[0].profile.build.revision, s->hosts[i].instance,
 					 s->hosts[i].profile.build.revision);
-	/* a family compares across hosts in one mode: among the hosts that run it */
+	/*
+	 * A family compares across hosts in one mode, and the hosts merge as
+	 * runs of every metric: a host that does not run a family (its
+	 * state "not_requested") differs from one that does.
+	 */
 	for (int f = 0; !ret && f < FAMILY_COUNT; f++) {
-		const struct promsource_host *first = NULL;
+		const struct promsource_host *first = s->nhosts ? &s->hosts[0] : NULL;
 
-		for (size_t i = 0; !ret && i < s->nhosts; i++) {
+		for (size_t i = 1; !ret && i < s->nhosts; i++) {
 			const struct family_result *fr = &s->hosts[i].profile.fam[f];
 
-			if (fr->status == FAMILY_NOT_REQUESTED)
-				continue;
-			if (!first)
-				first = &s->hosts[i];
-			else if (fr->status != first->profile.fam[f].status ||
-				 fr->mode != first->profile.fam[f].mode)
+			if (fr->status != first->profile.fam[f].status ||
+			    (fr->status == FAMILY_OK && fr->mode != first->profile.fam[f].mode))
 				ret = reason_add(&s->why, "hosts attach the %s family in different "
 						 "modes: %s %s, %s %s", family_name(f),
 						 first->instance,
@@ -614,6 +615,39 @@ void promsource_side_free(struct promsource_side *side)
 	free(side->hosts);
 	reasons_free(&side->why);
 	memset(side, 0, sizeof(*side));
+}
+
+int promsource_merge(const struct promsource_side *side, struct profile *out)
+{
+	profile_init(out);
+	if (!side->nhosts)
+		return -EINVAL;
+	if (profile_copy(out, &side->hosts[0].profile))
+		return -ENOMEM;
+	snprintf(out->hostname, sizeof(out->hostname), "%zu hosts", side->nhosts);
+	out->runs = calloc(side->nhosts, sizeof(*out->runs));
+	if (!out->runs)
+		goto nomem;
+	for (size_t i = 0; i < side->nhosts; i++) {
+		const struct profile *p = &side->hosts[i].profile;
+
+		if (i && profile_add(out, p))
+			goto nomem;
+		if (metrics_collect(p, &out->runs[out->nruns])) {
+			metrics_free(&out->runs[out->nruns]);
+			goto nomem;
+		}
+		out->nruns++;
+		if (p->start_ns < out->start_ns)
+			out->start_ns = p->start_ns;
+		if (p->end_ns > out->end_ns)
+			out->end_ns = p->end_ns;
+	}
+	return 0;
+nomem:
+	profile_free(out);
+	profile_init(out);
+	return -ENOMEM;
 }
 
 int promsource_judgeable(const struct promsource_side *side)

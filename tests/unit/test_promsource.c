@@ -2,12 +2,14 @@
 /*
  * A side read from a real Prometheus (src/promsource.c), hermetic: the
  * profiles of tests/unit/data written by `permscope report --format
- * openmetrics` as hosts of two sides (job="base", job="new"), backfilled
- * with promtool into one TSDB, a Prometheus started on it.  Each host must
- * come back as its profile, counter by counter and bucket by bucket; a
- * host that lost events, one whose counter went down (a restart) and a
- * side on two builds must be named with their reasons; a query Prometheus
- * rejects, or a stopped Prometheus, must end the read with its code.
+ * openmetrics` as hosts of four sides (job="base", "access", "lookup",
+ * "new"), backfilled with promtool into one TSDB, a Prometheus started on
+ * it.  Each host must come back as its profile, counter by counter and
+ * bucket by bucket; a host that lost events, one whose counter went down
+ * (a restart), a side on two builds and one whose hosts run different
+ * families must be named with their reasons; a side merges as one
+ * profile of one run a host; a query Prometheus rejects, or a stopped
+ * Prometheus, must end the read with its code.
  *
  * Times: the profiles were recorded at different times and for different
  * lengths; the copies all get the same start and end (S, E below), so one
@@ -25,6 +27,7 @@
 #include "promclient.h"
 #include "promsource.h"
 #include "prom.h"
+#include "metrics.h"
 #include "hist.h"
 
 #define S_NS 1796032800000000000ULL /* 2026-11-30T10:00:00Z */
@@ -40,10 +43,12 @@ static const struct host_spec {
 	bool lost;
 } hosts[] = {
 	{ "sample-profile.json", "base-1", "base", REV_A, false },
-	{ "compare-access-base.json", "base-2", "base", REV_A, false },
-	{ "compare-lookup-base.json", "base-3", "base", REV_A, false },
-	{ "compare-access-new.json", "new-1", "new", REV_A, false },
-	{ "compare-lookup-new.json", "new-2", "new", REV_B, false },
+	{ "sample-profile.json", "base-2", "base", REV_A, false },
+	{ "compare-access-base.json", "access-1", "access", REV_A, false },
+	{ "compare-access-new.json", "access-2", "access", REV_A, false },
+	{ "compare-lookup-base.json", "lookup-1", "lookup", REV_A, false },
+	{ "compare-lookup-new.json", "lookup-2", "lookup", REV_B, false },
+	{ "sample-profile.json", "new-1", "new", REV_A, false },
 	{ "sample-profile.json", "new-lossy", "new", REV_A, true },
 };
 #define NHOSTS (sizeof(hosts) / sizeof(hosts[0]))
@@ -63,6 +68,14 @@ static const char reset_host[] =
 	"permscope_probe_attached{family=\"access\",instance=\"new-reset\",job=\"new\","
 	"mode=\"fentry\"} 1 1796032800.000\n"
 	"permscope_probe_attached{family=\"access\",instance=\"new-reset\",job=\"new\","
+	"mode=\"fentry\"} 1 1796032860.000\n"
+	"permscope_probe_attached{family=\"exec\",instance=\"new-reset\",job=\"new\","
+	"mode=\"fentry\"} 1 1796032800.000\n"
+	"permscope_probe_attached{family=\"exec\",instance=\"new-reset\",job=\"new\","
+	"mode=\"fentry\"} 1 1796032860.000\n"
+	"permscope_probe_attached{family=\"lookup\",instance=\"new-reset\",job=\"new\","
+	"mode=\"fentry\"} 1 1796032800.000\n"
+	"permscope_probe_attached{family=\"lookup\",instance=\"new-reset\",job=\"new\","
 	"mode=\"fentry\"} 1 1796032860.000\n"
 	"# TYPE permscope_access_calls counter\n"
 	"permscope_access_calls_total{instance=\"new-reset\",job=\"new\",mode=\"fentry\","
@@ -254,32 +267,6 @@ static void same_counts(const struct profile *want, const struct profile *got, c
 	}
 }
 
-static void each_host_comes_back_as_its_profile(void **state)
-{
-	struct promsource_side side;
-	char err[512];
-
-	(void)state;
-	skip_without_server();
-	assert_int_equal(read_side("{job=\"base\"}", 3, &side, err, sizeof(err)), PROMCLIENT_OK);
-	assert_int_equal(side.nhosts, 3);
-	for (size_t i = 0; i < NHOSTS; i++) {
-		const struct promsource_host *h;
-
-		if (strcmp(hosts[i].job, "base"))
-			continue;
-		h = find_host(&side, hosts[i].instance);
-		same_counts(&originals[i], &h->profile, h->instance);
-		assert_string_equal(h->profile.build.revision, REV_A);
-		assert_string_equal(h->profile.kernel_release, originals[i].kernel_release);
-		assert_true(h->profile.end_ns == E_NS);
-		assert_int_equal(h->why.n, 0);
-	}
-	assert_int_equal(side.why.n, 0);
-	assert_true(promsource_judgeable(&side));
-	promsource_side_free(&side);
-}
-
 static bool has_line(const struct promsource_reasons *r, const char *needle)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -288,7 +275,69 @@ static bool has_line(const struct promsource_reasons *r, const char *needle)
 	return false;
 }
 
-static void lost_events_a_reset_and_two_builds_are_named(void **state)
+/* Every host of side `job` comes back as its profile; its reasons: none. */
+static void side_comes_back(const char *job, size_t nhosts, struct promsource_side *side)
+{
+	char selector[64], err[512];
+
+	snprintf(selector, sizeof(selector), "{job=\"%s\"}", job);
+	assert_int_equal(read_side(selector, 0, side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(side->nhosts, nhosts);
+	for (size_t i = 0; i < NHOSTS; i++) {
+		const struct promsource_host *h;
+
+		if (strcmp(hosts[i].job, job) || hosts[i].lost)
+			continue;
+		h = find_host(side, hosts[i].instance);
+		same_counts(&originals[i], &h->profile, h->instance);
+		assert_string_equal(h->profile.build.revision, hosts[i].revision);
+		assert_string_equal(h->profile.kernel_release, originals[i].kernel_release);
+		assert_true(h->profile.start_ns == E_NS - 120000000000ULL);
+		assert_true(h->profile.end_ns == E_NS);
+		assert_int_equal(h->why.n, 0);
+	}
+}
+
+static void each_host_comes_back_as_its_profile(void **state)
+{
+	struct promsource_side side;
+
+	(void)state;
+	skip_without_server();
+	side_comes_back("base", 2, &side);
+	assert_true(promsource_judgeable(&side));
+	promsource_side_free(&side);
+	side_comes_back("access", 2, &side);
+	assert_true(promsource_judgeable(&side));
+	promsource_side_free(&side);
+	/* lookup-2 runs another build: both hosts whole, the side not judged */
+	side_comes_back("lookup", 2, &side);
+	assert_false(promsource_judgeable(&side));
+	assert_int_equal(side.why.n, 1);
+	assert_true(has_line(&side.why, "hosts run different permscope builds: lookup-1 "
+			     "revision " REV_A ", lookup-2 revision " REV_B));
+	promsource_side_free(&side);
+}
+
+static void hosts_running_different_families_are_named(void **state)
+{
+	struct promsource_side side;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	assert_int_equal(read_side("{instance=~\"access-1|lookup-1\"}", 0, &side, err,
+				   sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(side.nhosts, 2);
+	assert_int_equal(side.why.n, 2);
+	assert_true(has_line(&side.why, "hosts attach the lookup family in different modes: "
+			     "access-1 not_requested, lookup-1 fentry"));
+	assert_true(has_line(&side.why, "hosts attach the access family in different modes: "
+			     "access-1 fentry, lookup-1 not_requested"));
+	promsource_side_free(&side);
+}
+
+static void lost_events_and_a_reset_are_named(void **state)
 {
 	struct promsource_side side;
 	const struct promsource_host *h;
@@ -297,11 +346,9 @@ static void lost_events_a_reset_and_two_builds_are_named(void **state)
 	(void)state;
 	skip_without_server();
 	assert_int_equal(read_side("{job=\"new\"}", 0, &side, err, sizeof(err)), PROMCLIENT_OK);
-	assert_int_equal(side.nhosts, 4);
+	assert_int_equal(side.nhosts, 3);
 	assert_false(promsource_judgeable(&side));
-	/* the hosts with nothing wrong still come back whole */
-	same_counts(&originals[3], &find_host(&side, "new-1")->profile, "new-1");
-	same_counts(&originals[4], &find_host(&side, "new-2")->profile, "new-2");
+	same_counts(&originals[6], &find_host(&side, "new-1")->profile, "new-1");
 	assert_int_equal(find_host(&side, "new-1")->why.n, 0);
 	h = find_host(&side, "new-lossy");
 	assert_int_equal(h->why.n, 1);
@@ -311,10 +358,31 @@ static void lost_events_a_reset_and_two_builds_are_named(void **state)
 	assert_int_equal(h->why.n, 1);
 	assert_true(has_line(&h->why, "counters reset inside the window "
 			     "(permscope_access_calls_total)"));
-	/* the side: new-2 runs another build */
-	assert_int_equal(side.why.n, 1);
-	assert_true(has_line(&side.why, "different permscope builds"));
-	assert_true(has_line(&side.why, "new-2 revision " REV_B));
+	/* nothing about the side as a whole: one build, the same modes */
+	assert_int_equal(side.why.n, 0);
+	promsource_side_free(&side);
+}
+
+static void a_side_merges_as_one_run_a_host(void **state)
+{
+	struct promsource_side side;
+	struct profile merged;
+	double *samples = NULL;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	assert_int_equal(read_side("{job=\"base\"}", 2, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(promsource_merge(&side, &merged), 0);
+	assert_int_equal(merged.nruns, 2);
+	assert_true(profile_count(&merged, FAMILY_ACCESS, A_FAST) ==
+		    2 * profile_count(&originals[0], FAMILY_ACCESS, A_FAST));
+	assert_int_equal(metric_samples(&merged, "access.fast_ratio", &samples), 2);
+	assert_true(samples[0] == schema_value(&schema[FAMILY_ACCESS], A_FAST_RATIO,
+					       &originals[0].access));
+	assert_true(samples[1] == samples[0]);
+	free(samples);
+	profile_free(&merged);
 	promsource_side_free(&side);
 }
 
@@ -325,9 +393,9 @@ static void fewer_hosts_than_asked_is_a_reason(void **state)
 
 	(void)state;
 	skip_without_server();
-	assert_int_equal(read_side("{job=\"base\"}", 4, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(read_side("{job=\"base\"}", 3, &side, err, sizeof(err)), PROMCLIENT_OK);
 	assert_false(promsource_judgeable(&side));
-	assert_true(has_line(&side.why, "3 hosts, fewer than the 4 asked for"));
+	assert_true(has_line(&side.why, "2 hosts, fewer than the 3 asked for"));
 	promsource_side_free(&side);
 	/* a selector nothing matches: no hosts at all */
 	assert_int_equal(read_side("{job=\"nowhere\"}", 1, &side, err, sizeof(err)), PROMCLIENT_OK);
@@ -359,7 +427,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_host_comes_back_as_its_profile),
-		cmocka_unit_test(lost_events_a_reset_and_two_builds_are_named),
+		cmocka_unit_test(hosts_running_different_families_are_named),
+		cmocka_unit_test(lost_events_and_a_reset_are_named),
+		cmocka_unit_test(a_side_merges_as_one_run_a_host),
 		cmocka_unit_test(fewer_hosts_than_asked_is_a_reason),
 		cmocka_unit_test(nothing_is_read_from_a_failed_query),
 	};
