@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 #include "metrics.h"
+#include "promclient.h"
+#include "promsource.h"
 #include "rules.h"
 #include "statedir.h"
 #include "util.h"
@@ -29,7 +32,8 @@ static const char default_rules[] =
 	"lookup.violations == 0\n"
 	"lookup.did_skip_ratio >= base - 0.01\n";
 
-enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST };
+enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST, OPT_PROMETHEUS,
+       OPT_WINDOW, OPT_AT, OPT_MIN_HOSTS };
 
 struct gate_cmd {
 	struct output_opts out;
@@ -38,6 +42,10 @@ struct gate_cmd {
 	bool print_default_rules;
 	double accept_loss;
 	enum stats_test test;
+	/* --prometheus: BASE and NEW are selectors (docs/prometheus-source.md) */
+	const char *prometheus, *window;
+	double at;
+	int min_hosts;
 };
 
 static const struct argp_option gate_options[] = {
@@ -56,6 +64,14 @@ static const struct argp_option gate_options[] = {
 	  "the default) or mann-whitney (the U test; 4 runs a side or more)", 0 },
 	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
 	  "Print the default rules and exit", 0 },
+	{ "prometheus", OPT_PROMETHEUS, "URL", 0, "Read both sides from the Prometheus at URL: "
+	  "BASE and NEW are label selectors ('{cohort=\"canary\"}'), each host one run", 0 },
+	{ "window", OPT_WINDOW, "DURATION", 0, "--prometheus: what each host counted over "
+	  "DURATION, a PromQL one (default 1h)", 0 },
+	{ "at", OPT_AT, "TIME", 0, "--prometheus: the window's end, seconds since the epoch "
+	  "or YYYY-MM-DDTHH:MM:SSZ (default: now)", 0 },
+	{ "min-hosts", OPT_MIN_HOSTS, "N", 0, "--prometheus: a side with fewer hosts has no "
+	  "verdict (default 2)", 0 },
 	{ 0 },
 };
 
@@ -104,6 +120,39 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		c->test = t;
 		break;
 	}
+	case OPT_PROMETHEUS:
+		c->prometheus = arg;
+		break;
+	case OPT_WINDOW:
+		c->window = arg;
+		break;
+	case OPT_AT: {
+		struct tm tm = {0};
+		char *end;
+
+		errno = 0;
+		c->at = strtod(arg, &end);
+		if (errno || *end || !(c->at > 0)) {
+			end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm);
+			if (!end || *end)
+				argp_error(state, "invalid --at '%s' (seconds since the epoch, or "
+					   "YYYY-MM-DDTHH:MM:SSZ)", arg);
+			c->at = (double)timegm(&tm);
+		}
+		break;
+	}
+	case OPT_MIN_HOSTS: {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || *end || n < 1 || n > 100000)
+			argp_error(state, "invalid --min-hosts '%s' (a number of hosts, 1 or more)",
+				   arg);
+		c->min_hosts = (int)n;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (profiles go with --base and --new)",
 			   arg);
@@ -113,6 +162,8 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 			break;
 		if (!c->base || !c->new)
 			argp_error(state, "--base BASE and --new NEW are required");
+		if (!c->prometheus && (c->window || c->at || c->min_hosts))
+			argp_error(state, "--window, --at and --min-hosts go with --prometheus");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -458,6 +509,66 @@ static int load_rules(const char *path, struct rule_set *rs)
 	return EXIT_OK;
 }
 
+/* Print why side `word` (selector `sel`) has no verdict: each reason on a line. */
+static void print_no_verdict(const char *word, const char *sel, const struct promsource_side *s)
+{
+	for (size_t i = 0; i < s->why.n; i++)
+		printf("NO-VERDICT  %s %s: %s\n", word, sel, s->why.line[i]);
+	for (size_t h = 0; h < s->nhosts; h++)
+		for (size_t i = 0; i < s->hosts[h].why.n; i++)
+			printf("NO-VERDICT  %s %s: host %s: %s\n", word, sel, s->hosts[h].instance,
+			       s->hosts[h].why.line[i]);
+}
+
+/*
+ * Both sides from Prometheus, each merged as one run a host.  EXIT_OK,
+ * EXIT_USAGE (a selector or window that is none), EXIT_NO_VERDICT with
+ * the reasons printed, or EXIT_ENV when Prometheus could not answer:
+ * nothing is judged on a partial answer.
+ */
+static int prometheus_sides(const struct gate_cmd *c, struct profile *base, struct profile *new)
+{
+	struct promclient_opts o = { .url = c->prometheus, .verbose = verbosity > 0 };
+	struct promsource_side side[2] = {0};
+	struct profile *out[2] = { base, new };
+	const char *sel[2] = { c->base, c->new };
+	struct promclient *pc;
+	char err[1024];
+	int ret = EXIT_OK, e;
+
+	if (!(pc = promclient_new(&o, err, sizeof(err)))) {
+		pr_err("--prometheus %s: %s", c->prometheus, err);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < 2 && ret == EXIT_OK; i++) {
+		struct promsource_query q = { .selector = sel[i], .window = c->window ? c->window : "1h",
+					      .at = c->at, .min_hosts = c->min_hosts ? c->min_hosts : 2 };
+
+		e = promsource_read(pc, &q, &side[i], err, sizeof(err));
+		if (e == PROMSOURCE_EINPUT) {
+			pr_err("%s", err);
+			ret = EXIT_USAGE;
+		} else if (e) {
+			pr_err("%s", err);
+			ret = EXIT_ENV;
+		}
+	}
+	promclient_free(pc);
+	if (ret == EXIT_OK && (!promsource_judgeable(&side[0]) || !promsource_judgeable(&side[1]))) {
+		print_no_verdict("base", sel[0], &side[0]);
+		print_no_verdict("new", sel[1], &side[1]);
+		ret = EXIT_NO_VERDICT;
+	}
+	for (int i = 0; i < 2 && ret == EXIT_OK; i++)
+		if (promsource_merge(&side[i], out[i])) {
+			pr_err("out of memory");
+			ret = EXIT_ENV;
+		}
+	promsource_side_free(&side[0]);
+	promsource_side_free(&side[1]);
+	return ret;
+}
+
 int cmd_gate(int argc, char **argv)
 {
 	struct gate_cmd c = {0};
@@ -491,11 +602,15 @@ int cmd_gate(int argc, char **argv)
 		return ret;
 	profile_init(&base);
 	profile_init(&new);
-	if (statedir_profile_read(c.base, &base, err, sizeof(err))) {
+	if (c.prometheus) {
+		ret = prometheus_sides(&c, &base, &new);
+		if (ret != EXIT_OK)
+			goto out;
+	} else if (statedir_profile_read(c.base, &base, err, sizeof(err))) {
 		pr_err("%s: %s", c.base, err);
 		bad = true;
 	}
-	if (statedir_profile_read(c.new, &new, err, sizeof(err))) {
+	if (!c.prometheus && statedir_profile_read(c.new, &new, err, sizeof(err))) {
 		pr_err("%s: %s", c.new, err);
 		bad = true;
 	}

@@ -404,10 +404,42 @@ static void fewer_hosts_than_asked_is_a_reason(void **state)
 	promsource_side_free(&side);
 }
 
+/* permscope gate --prometheus URL --base SEL --new SEL at T over W: its exit status. */
+static int gate(const char *base, const char *new, const char *url)
+{
+	char at[32];
+
+	snprintf(at, sizeof(at), "%.0f", T_S);
+	return permscope("gate", "--prometheus", url, "--base", base, "--new", new, "--window", W,
+			 "--at", at, NULL);
+}
+
+static void gate_judges_sides_read_from_prometheus(void **state)
+{
+	(void)state;
+	skip_without_server();
+	/* a side against itself: every rule passes */
+	if (gate("{job=\"base\"}", "{job=\"base\"}", ps.url) != 0)
+		fail_msg("%s%s", out_text, err_text);
+	assert_contains(out_text, "PASS");
+	/* the lossy and the reset hosts: no verdict, both named */
+	assert_int_equal(gate("{job=\"base\"}", "{job=\"new\"}", ps.url), 3);
+	assert_contains(out_text, "NO-VERDICT  new {job=\"new\"}: host new-lossy: lost 7 events");
+	assert_contains(out_text, "NO-VERDICT  new {job=\"new\"}: host new-reset: counters "
+			"reset inside the window");
+	/* two builds on a side, and too few hosts */
+	assert_int_equal(gate("{job=\"lookup\"}", "{job=\"nowhere\"}", ps.url), 3);
+	assert_contains(out_text, "hosts run different permscope builds");
+	assert_contains(out_text, "NO-VERDICT  new {job=\"nowhere\"}: 0 hosts, fewer than the 2");
+	/* a selector Prometheus rejects: its error, exit 4 */
+	assert_int_equal(gate("{job=~\"(\"}", "{job=\"base\"}", ps.url), 4);
+	assert_contains(err_text, "rejected the query");
+}
+
 static void nothing_is_read_from_a_failed_query(void **state)
 {
 	struct promsource_side side;
-	char err[512];
+	char err[512], url[64];
 
 	(void)state;
 	skip_without_server();
@@ -417,10 +449,12 @@ static void nothing_is_read_from_a_failed_query(void **state)
 			 PROMCLIENT_EREJECTED);
 	assert_null(side.hosts);
 	/* last: the server goes away */
+	snprintf(url, sizeof(url), "%s", ps.url);
 	promserver_stop(&ps);
 	assert_int_equal(read_side("{job=\"base\"}", 0, &side, err, sizeof(err)),
 			 PROMCLIENT_EUNREACHABLE);
 	assert_int_equal(side.nhosts, 0);
+	assert_int_equal(gate("{job=\"base\"}", "{job=\"base\"}", url), 4);
 }
 
 int main(void)
@@ -431,6 +465,7 @@ int main(void)
 		cmocka_unit_test(lost_events_and_a_reset_are_named),
 		cmocka_unit_test(a_side_merges_as_one_run_a_host),
 		cmocka_unit_test(fewer_hosts_than_asked_is_a_reason),
+		cmocka_unit_test(gate_judges_sides_read_from_prometheus),
 		cmocka_unit_test(nothing_is_read_from_a_failed_query),
 	};
 
