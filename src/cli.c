@@ -180,6 +180,15 @@ enum attach_mode parse_mode_arg(const char *name, struct argp_state *state)
 	return m;
 }
 
+enum stats_test parse_test_arg(const char *name, struct argp_state *state)
+{
+	int t = stats_test_parse(name);
+
+	if (t < 0)
+		argp_error(state, "invalid --test '%s' (one of " STATS_TEST_NAMES ")", name);
+	return t;
+}
+
 /* ---- what to record: the options record and report share ------------- */
 
 enum { OPT_FAMILIES = 0x100, OPT_MODE, OPT_CGROUP };

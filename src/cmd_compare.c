@@ -43,14 +43,9 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	case OPT_ALLOW_MODE_MISMATCH:
 		c->allow_mode_mismatch = true;
 		break;
-	case OPT_TEST: {
-		int t = stats_test_parse(arg);
-
-		if (t < 0)
-			argp_error(state, "invalid --test '%s' (one of " STATS_TEST_NAMES ")", arg);
-		c->test = t;
+	case OPT_TEST:
+		c->test = parse_test_arg(arg, state);
 		break;
-	}
 	case ARGP_KEY_ARG:
 		if (c->npaths == 2)
 			argp_error(state, "two profiles, BASE and NEW (got a third, '%s')", arg);

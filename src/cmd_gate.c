@@ -112,14 +112,9 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 				   "0.01)", arg);
 		break;
 	}
-	case OPT_TEST: {
-		int t = stats_test_parse(arg);
-
-		if (t < 0)
-			argp_error(state, "invalid --test '%s' (one of " STATS_TEST_NAMES ")", arg);
-		c->test = t;
+	case OPT_TEST:
+		c->test = parse_test_arg(arg, state);
 		break;
-	}
 	case OPT_PROMETHEUS:
 		c->prometheus = arg;
 		break;

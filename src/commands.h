@@ -8,6 +8,7 @@
 
 #include "profile.h"
 #include "render.h"
+#include "stats.h"
 
 /*
  * The options commands share, each for the commands it means something to
@@ -59,6 +60,8 @@ extern const struct argp daemon_record_argp;
  */
 void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *state);
 enum attach_mode parse_mode_arg(const char *name, struct argp_state *state);
+/* --test of compare and gate: "welch" or "mann-whitney" (stats.h). */
+enum stats_test parse_test_arg(const char *name, struct argp_state *state);
 
 /*
  * The parser of an argp that only groups others under one --help heading
