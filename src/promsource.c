@@ -2,13 +2,26 @@
 /*
  * A side of a fleet comparison, from Prometheus (src/promsource.h).
  *
- * Every value comes from an instant query at q->at over the window:
- * increase() for the counters and the histograms' buckets, _sum and _count
- * (what a profile of the window would have counted), resets() for the
- * same counters (a daemon restart inside the window makes increase() guess
- * across the restart), and max_over_time() for the two gauges that say
- * what ran (permscope_build_info, permscope_probe_attached), so that a
- * host whose build or mode changed inside the window shows both.
+ * Every value comes from an instant query at q->at (T) over the window W.
+ * A counter's count is the difference of two samples the daemon exported,
+ * the last at or before T and the last at or before T - W
+ * (`x - x offset W`), or the value at T for a series with no sample then
+ * (`x unless x offset W`: a daemon or a label value that began inside the
+ * window counts from 0).  Not increase(): it extrapolates the samples out
+ * to the window's edges, which adds up to a scrape interval's worth of
+ * calls that never happened (5 % at a 15 s interval over 5 m), and a count
+ * here is evidence.  Which of the two a host's counters need is told by
+ * permscope_start_time_seconds at both ends: the same start is one daemon
+ * run across the window, a later one a restart (a reason), none at T - W
+ * either a daemon that started inside the window or one Prometheus did
+ * not scrape then (a reason: what it counted before the window cannot be
+ * told from what it counted inside).
+ *
+ * resets() over the window guards the counters themselves (one that went
+ * down makes the difference wrong), and max_over_time() reads the two
+ * gauges that say what ran (permscope_build_info,
+ * permscope_probe_attached), so that a host whose build or mode changed
+ * inside the window shows both.
  */
 #include "promsource.h"
 
@@ -18,12 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hist.h"
 #include "metrics.h"
 #include "prom.h"
 
-#define QUERY_MAX 1024
+#define QUERY_MAX 4096 /* four selectors of 511 bytes and the names: never cut */
 
 struct reader {
 	struct promclient *c;
@@ -105,7 +119,7 @@ static uint64_t window_ms(const char *w)
 		      { "d", 86400000 }, { "w", 604800000 }, { "y", 31536000000ULL } };
 	uint64_t total = 0;
 
-	if (!w || !*w)
+	if (!w || !*w || strlen(w) > 32)
 		return 0;
 	while (*w) {
 		uint64_t n = 0;
@@ -135,6 +149,18 @@ static void range_query(const struct reader *r, char *buf, const char *fn, const
 	snprintf(buf, QUERY_MAX, "%s(%s{%s}[%s])%s", fn, name, r->matchers, r->q->window, tail);
 }
 
+/*
+ * What counter NAME counted inside the window, exactly (see the top of
+ * the file), followed by TAIL.
+ */
+static void count_query(const struct reader *r, char *buf, const char *name, const char *tail)
+{
+	const char *m = r->matchers, *w = r->q->window;
+
+	snprintf(buf, QUERY_MAX, "((%s{%s} - %s{%s} offset %s) or (%s{%s} unless %s{%s} offset %s))%s",
+		 name, m, name, m, w, name, m, name, m, w, tail);
+}
+
 static int query(struct reader *r, const char *promql, json_t **result)
 {
 	return promclient_query(r->c, promql, r->q->at, result, r->err, r->errlen);
@@ -154,7 +180,7 @@ static double value_of(json_t *sample)
 	return json_is_string(v) ? strtod(json_string_value(v), NULL) : NAN;
 }
 
-/* An increase is a whole count here: the series start at 0 and end in the window. */
+/* A difference of two counts the daemon exported: whole, or 0 across a reset. */
 static __u64 count_of(double v)
 {
 	return isfinite(v) && v > 0 ? (__u64)llround(v) : 0;
@@ -177,6 +203,7 @@ static struct promsource_host *host(struct reader *r, const char *instance)
 	s->hosts = h;
 	h = &s->hosts[s->nhosts++];
 	memset(h, 0, sizeof(*h));
+	h->started = h->started_before = NAN;
 	snprintf(h->instance, sizeof(h->instance), "%s", instance);
 	profile_init(&h->profile);
 	snprintf(h->profile.hostname, sizeof(h->profile.hostname), "%s", instance);
@@ -208,7 +235,7 @@ static int read_counter(struct reader *r, enum family_id f, const char *name)
 	size_t i;
 	int ret;
 
-	range_query(r, promql, "increase", name, "");
+	count_query(r, promql, name, "");
 	if ((ret = query(r, promql, &res)))
 		return ret;
 	json_array_foreach(res, i, sample) {
@@ -262,7 +289,7 @@ static int read_resets(struct reader *r, const char *name)
 		ret = !h ? PROMSOURCE_ENOMEM :
 		      has_reason(&h->why, "counters reset") ? 0 :
 		      reason_add(&h->why, "counters reset inside the window (%s): the daemon "
-				 "restarted, so its increase is a guess", name);
+				 "restarted, so what it counted in the window cannot be told", name);
 		if (ret)
 			break;
 	}
@@ -298,7 +325,7 @@ static int read_latency(struct reader *r, enum family_id f)
 	prom_latency_name(f, name, sizeof(name));
 	for (int part = 0; part < 3; part++) {
 		snprintf(metric, sizeof(metric), "%s%s", name, parts[part]);
-		range_query(r, promql, "increase", metric, "");
+		count_query(r, promql, metric, "");
 		if ((ret = query(r, promql, &res)))
 			return ret;
 		json_array_foreach(res, i, sample) {
@@ -480,7 +507,7 @@ static int read_losses(struct reader *r)
 	size_t i;
 	int ret = 0;
 
-	range_query(r, promql, "increase", "permscope_lost_events_total", " > 0");
+	count_query(r, promql, "permscope_lost_events_total", " > 0");
 	if ((ret = query(r, promql, &res)))
 		return ret;
 	json_array_foreach(res, i, sample) {
@@ -503,6 +530,95 @@ static int read_losses(struct reader *r)
 	json_decref(res);
 	if (!ret)
 		ret = read_resets(r, "permscope_lost_events_total");
+	return ret;
+}
+
+/* Seconds since the epoch as 2026-11-30T10:00:00Z. */
+static const char *utc_text(double t, char *buf, size_t size)
+{
+	time_t s = (time_t)floor(t);
+	struct tm tm;
+
+	if (!gmtime_r(&s, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "%.3f", t);
+	return buf;
+}
+
+/*
+ * permscope_start_time_seconds at the window's end and at its start
+ * (offset W): what each host's counts count from, and so whether the
+ * differences of count_query() are what it counted inside the window.
+ */
+static int read_starts(struct reader *r, double window_start)
+{
+	char promql[QUERY_MAX], a[32], b[32];
+	json_t *res[2] = { NULL, NULL }, *sample;
+	size_t i;
+	int ret;
+
+	snprintf(promql, QUERY_MAX, "permscope_start_time_seconds{%s}", r->matchers);
+	if ((ret = query(r, promql, &res[0])))
+		return ret;
+	json_array_foreach(res[0], i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+
+		if (!h) {
+			json_decref(res[0]);
+			return PROMSOURCE_ENOMEM;
+		}
+		h->started = value_of(sample);
+	}
+	snprintf(promql, QUERY_MAX, "permscope_start_time_seconds{%s} offset %s", r->matchers,
+		 r->q->window);
+	if ((ret = query(r, promql, &res[1]))) {
+		json_decref(res[0]);
+		return ret;
+	}
+	json_array_foreach(res[1], i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+
+		if (!h) {
+			ret = PROMSOURCE_ENOMEM;
+			break;
+		}
+		h->started_before = value_of(sample);
+	}
+	json_decref(res[0]);
+	json_decref(res[1]);
+	if (ret)
+		return ret;
+	/* a restart inside the window, though its counters may not have gone down */
+	range_query(r, promql, "changes", "permscope_start_time_seconds", " > 0");
+	if ((ret = query(r, promql, &res[0])))
+		return ret;
+	json_array_foreach(res[0], i, sample) {
+		struct promsource_host *h = host(r, label_of(sample, "instance"));
+
+		if (!h) {
+			ret = PROMSOURCE_ENOMEM;
+			break;
+		}
+		h->restarts = count_of(value_of(sample));
+	}
+	json_decref(res[0]);
+	for (i = 0; !ret && i < r->side->nhosts; i++) {
+		struct promsource_host *h = &r->side->hosts[i];
+
+		if (!isfinite(h->started))
+			ret = reason_add(&h->why, "no permscope_start_time_seconds at the window's "
+					 "end: what its counters count from is unknown");
+		else if (h->restarts || (isfinite(h->started_before) &&
+					 fabs(h->started_before - h->started) > 1e-3))
+			ret = reason_add(&h->why, "its daemon restarted inside the window (last at "
+					 "%s): what the earlier run counted is not all in its "
+					 "counters", utc_text(h->started, b, sizeof(b)));
+		else if (!isfinite(h->started_before) && h->started < window_start)
+			ret = reason_add(&h->why, "no sample of it near the window's start (%s), "
+					 "though its daemon ran since %s: what it counted before "
+					 "the window cannot be told from what it counted inside",
+					 utc_text(window_start, a, sizeof(a)),
+					 utc_text(h->started, b, sizeof(b)));
+	}
 	return ret;
 }
 
@@ -555,6 +671,7 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 {
 	struct reader r = { .c = c, .q = q, .side = side, .err = err, .errlen = errlen };
 	uint64_t wms;
+	double start;
 	int ret = 0;
 
 	memset(side, 0, sizeof(*side));
@@ -568,6 +685,12 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 			 q->window ? q->window : "");
 		return PROMSOURCE_EINPUT;
 	}
+	if (!(q->at > 0) || q->at - (double)wms / 1e3 <= 0) {
+		snprintf(err, errlen, "the window's end %.3f: expected seconds since the epoch, "
+			 "a window after it", q->at);
+		return PROMSOURCE_EINPUT;
+	}
+	start = q->at - (double)wms / 1e3;
 	ret = read_builds(&r);
 	if (!ret)
 		ret = read_modes(&r);
@@ -575,6 +698,8 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 		ret = read_family(&r, f);
 	if (!ret)
 		ret = read_losses(&r);
+	if (!ret)
+		ret = read_starts(&r, start);
 	for (size_t i = 0; !ret && i < side->nhosts; i++) {
 		struct promsource_host *h = &side->hosts[i];
 		struct profile *p = &h->profile;
@@ -586,11 +711,10 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 						hist_uncumulate(schema_hist(&schema[f].rows[row],
 									    profile_stats(p, f, k)));
 		profile_sort_fs(p);
-		/* the window, when its end is known here (not the server's now) */
-		if (q->at > 0) {
-			p->end_ns = (uint64_t)llround(q->at * 1e3) * 1000000ULL;
-			p->start_ns = p->end_ns - wms * 1000000ULL;
-		}
+		/* the window, or from the daemon's start when it started inside it */
+		p->end_ns = (uint64_t)llround(q->at * 1e3) * 1000000ULL;
+		p->start_ns = (uint64_t)llround((isfinite(h->started) && h->started > start ?
+						 h->started : start) * 1e3) * 1000000ULL;
 		if (!p->build.revision[0] && !p->build.version[0])
 			ret = reason_add(&h->why, "no permscope_build_info in the window: its build "
 					 "is unknown");

@@ -33,7 +33,7 @@ struct promsource_query {
 	 */
 	const char *selector;
 	const char *window; /* a PromQL duration: "1h", "5m", "90s" */
-	double at;          /* seconds since the epoch; 0: the server's now */
+	double at;          /* the window's end, seconds since the epoch (required) */
 	int min_hosts;      /* fewer is a reason of the side */
 };
 
@@ -53,6 +53,13 @@ struct promsource_host {
 	 * calls between two exported bounds sit in the slot of the upper one.
 	 */
 	struct profile profile;
+	/*
+	 * permscope_start_time_seconds at the window's end and at its start
+	 * (NAN: no sample): the counts are from the later of the window's
+	 * start and `started`.
+	 */
+	double started, started_before;
+	unsigned long long restarts; /* changes of the start time inside the window */
 	struct promsource_reasons why; /* none: the host can be judged */
 };
 

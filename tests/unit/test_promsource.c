@@ -13,10 +13,11 @@
  *
  * Times: the profiles were recorded at different times and for different
  * lengths; the copies all get the same start and end (S, E below), so one
- * window [T - W, T] at T = E holds every host's two points.  increase() is
- * then exact: the end's point is at T (no extrapolation past it) and the
- * start's is 0 (a counter is never extrapolated below zero, so none
- * towards the window's start either, however long W is).
+ * window [T - W, T] at T = E holds every host's two points.  W = 2m reaches
+ * past S: each host's daemon "started" inside the window
+ * (permscope_start_time_seconds = S), so its counts are its values at T;
+ * W = 1m ends at S, where its points are 0 (the same run at both ends: the
+ * difference of the two).  Both must give each count back exactly.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,13 +58,23 @@ static struct profile originals[NHOSTS];
 static struct promserver ps;
 static char skip_why[256];
 
-/* Written by hand: the counter goes 0, 100, then 50 (a restart) inside the window. */
+/*
+ * Written by hand: the daemon restarts at :35 inside the window, and the
+ * counter goes 0, 100, then 50.
+ */
 static const char reset_host[] =
 	"# TYPE permscope_build_info gauge\n"
 	"permscope_build_info{instance=\"new-reset\",job=\"new\",kernel=\"6.18.0\",libbpf=\"v1.1\","
 	"revision=\"" REV_A "\",version=\"0.1.0\"} 1 1796032800.000\n"
 	"permscope_build_info{instance=\"new-reset\",job=\"new\",kernel=\"6.18.0\",libbpf=\"v1.1\","
 	"revision=\"" REV_A "\",version=\"0.1.0\"} 1 1796032860.000\n"
+	"# TYPE permscope_start_time_seconds gauge\n"
+	"permscope_start_time_seconds{instance=\"new-reset\",job=\"new\"} 1796032800 "
+	"1796032800.000\n"
+	"permscope_start_time_seconds{instance=\"new-reset\",job=\"new\"} 1796032800 "
+	"1796032830.000\n"
+	"permscope_start_time_seconds{instance=\"new-reset\",job=\"new\"} 1796032835 "
+	"1796032860.000\n"
 	"# TYPE permscope_probe_attached gauge\n"
 	"permscope_probe_attached{family=\"access\",instance=\"new-reset\",job=\"new\","
 	"mode=\"fentry\"} 1 1796032800.000\n"
@@ -84,6 +95,28 @@ static const char reset_host[] =
 	"outcome=\"fast\"} 100 1796032830.000\n"
 	"permscope_access_calls_total{instance=\"new-reset\",job=\"new\",mode=\"fentry\","
 	"outcome=\"fast\"} 50 1796032860.000\n"
+	"# EOF\n";
+
+/*
+ * Written by hand: a daemon running since an hour before S that
+ * Prometheus scraped then and at E only, so nothing near E - W.
+ */
+static const char gap_host[] =
+	"# TYPE permscope_build_info gauge\n"
+	"permscope_build_info{instance=\"gap-1\",job=\"gap\",kernel=\"6.18.0\",libbpf=\"v1.1\","
+	"revision=\"" REV_A "\",version=\"0.1.0\"} 1 1796029200.000\n"
+	"permscope_build_info{instance=\"gap-1\",job=\"gap\",kernel=\"6.18.0\",libbpf=\"v1.1\","
+	"revision=\"" REV_A "\",version=\"0.1.0\"} 1 1796032860.000\n"
+	"# TYPE permscope_start_time_seconds gauge\n"
+	"permscope_start_time_seconds{instance=\"gap-1\",job=\"gap\"} 1796029200 "
+	"1796029200.000\n"
+	"permscope_start_time_seconds{instance=\"gap-1\",job=\"gap\"} 1796029200 "
+	"1796032860.000\n"
+	"# TYPE permscope_access_calls counter\n"
+	"permscope_access_calls_total{instance=\"gap-1\",job=\"gap\",mode=\"fentry\","
+	"outcome=\"fast\"} 0 1796029200.000\n"
+	"permscope_access_calls_total{instance=\"gap-1\",job=\"gap\",mode=\"fentry\","
+	"outcome=\"fast\"} 500 1796032860.000\n"
 	"# EOF\n";
 
 static void backfill(const char *file, const char *tsdb)
@@ -136,6 +169,7 @@ static int fleet_setup(void **state)
 		backfill(om, tsdb);
 	}
 	backfill(write_tmp_file("new-reset.om", reset_host), tsdb);
+	backfill(write_tmp_file("gap.om", gap_host), tsdb);
 	if (promserver_start_tsdb(&ps, NULL, tsdb, why, sizeof(why)))
 		fail_msg("%s", why);
 	return 0;
@@ -170,11 +204,13 @@ static void skip_without_server(void)
 	}
 }
 
+static const char *window = W;
+
 static int read_side(const char *selector, int min_hosts, struct promsource_side *side,
 		     char *err, size_t errlen)
 {
 	struct promclient *c = client();
-	struct promsource_query q = { .selector = selector, .window = W, .at = T_S,
+	struct promsource_query q = { .selector = selector, .window = window, .at = T_S,
 				      .min_hosts = min_hosts };
 	int ret = promsource_read(c, &q, side, err, errlen);
 
@@ -292,7 +328,7 @@ static void side_comes_back(const char *job, size_t nhosts, struct promsource_si
 		same_counts(&originals[i], &h->profile, h->instance);
 		assert_string_equal(h->profile.build.revision, hosts[i].revision);
 		assert_string_equal(h->profile.kernel_release, originals[i].kernel_release);
-		assert_true(h->profile.start_ns == E_NS - 120000000000ULL);
+		assert_true(h->profile.start_ns == S_NS); /* its daemon started inside W */
 		assert_true(h->profile.end_ns == E_NS);
 		assert_int_equal(h->why.n, 0);
 	}
@@ -316,6 +352,42 @@ static void each_host_comes_back_as_its_profile(void **state)
 	assert_int_equal(side.why.n, 1);
 	assert_true(has_line(&side.why, "hosts run different permscope builds: lookup-1 "
 			     "revision " REV_A ", lookup-2 revision " REV_B));
+	promsource_side_free(&side);
+}
+
+/*
+ * W = 1m: the window starts at S, where every host has a point (the same
+ * daemon run at both ends), so its counts are differences: still exact.
+ */
+static void a_window_from_the_first_points_takes_differences(void **state)
+{
+	struct promsource_side side;
+
+	(void)state;
+	skip_without_server();
+	window = "1m";
+	side_comes_back("base", 2, &side);
+	assert_true(promsource_judgeable(&side));
+	promsource_side_free(&side);
+	side_comes_back("access", 2, &side);
+	promsource_side_free(&side);
+	window = W;
+}
+
+/* A daemon older than the window with no sample near its start: no verdict. */
+static void a_host_not_scraped_at_the_window_start_is_named(void **state)
+{
+	struct promsource_side side;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	assert_int_equal(read_side("{job=\"gap\"}", 0, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_int_equal(side.nhosts, 1);
+	assert_int_equal(side.hosts[0].why.n, 1);
+	assert_true(has_line(&side.hosts[0].why, "no sample of it near the window's start "
+			     "(2026-11-30T09:59:00Z), though its daemon ran since "
+			     "2026-11-30T09:00:00Z"));
 	promsource_side_free(&side);
 }
 
@@ -355,7 +427,9 @@ static void lost_events_and_a_reset_are_named(void **state)
 	assert_true(has_line(&h->why, "lost 7 events (family access, program access_tp)"));
 	assert_int_equal(family_lost_total(&h->profile.fam[FAMILY_ACCESS]), 7);
 	h = find_host(&side, "new-reset");
-	assert_int_equal(h->why.n, 1);
+	assert_int_equal(h->why.n, 2);
+	assert_true(has_line(&h->why, "its daemon restarted inside the window (last at "
+			     "2026-11-30T10:00:35Z)"));
 	assert_true(has_line(&h->why, "counters reset inside the window "
 			     "(permscope_access_calls_total)"));
 	/* nothing about the side as a whole: one build, the same modes */
@@ -461,6 +535,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_host_comes_back_as_its_profile),
+		cmocka_unit_test(a_window_from_the_first_points_takes_differences),
+		cmocka_unit_test(a_host_not_scraped_at_the_window_start_is_named),
 		cmocka_unit_test(hosts_running_different_families_are_named),
 		cmocka_unit_test(lost_events_and_a_reset_are_named),
 		cmocka_unit_test(a_side_merges_as_one_run_a_host),
