@@ -65,10 +65,10 @@ SKELS     := $(FAMILIES:%=$(OUT)/%.skel.h)
 SKEL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(shell grep -l '^\#include "[a-z_]*\.skel\.h"' src/*.c))
 SRCS      := $(wildcard src/*.c)
 OBJS      := $(SRCS:src/%.c=$(OUT)/%.o)
-# The command layer (main.c, cli.c, cmd_*.c: argp, the commands) and the
+# The command layer (main.c, cli*.c, cmd_*.c: argp, the commands) and the
 # library under it.  The tests link the library alone, and `make
 # check-layout` keeps every library file from including commands.h.
-CMD_OBJS  := $(filter $(OUT)/main.o $(OUT)/cli.o $(OUT)/cmd_%.o,$(OBJS))
+CMD_OBJS  := $(filter $(OUT)/main.o $(OUT)/cli.o $(OUT)/cli_%.o $(OUT)/cmd_%.o,$(OBJS))
 LIB_OBJS  := $(filter-out $(CMD_OBJS),$(OBJS))
 
 # The unit tests, and the bad-input suite (tests/badinput/), a unit test too:

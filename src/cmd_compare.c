@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* permscope compare BASE NEW: the command around src/compare.c. */
+/*
+ * permscope compare BASE NEW: the command around src/compare.c.  BASE and
+ * NEW are profiles, or with --prometheus the selectors of two sets of hosts
+ * (src/cli_prometheus.c), each host one run.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,10 +16,11 @@ enum { OPT_ALLOW_MODE_MISMATCH = 0x400, OPT_TEST };
 
 struct compare_cmd {
 	struct output_opts out;
+	struct prom_source_opts src;
 	const char *output;
-	bool allow_mode_mismatch;
+	bool allow_mode_mismatch, verbose;
 	enum stats_test test;
-	const char *paths[2];
+	const char *paths[2]; /* profiles, or selectors with --prometheus */
 	int npaths;
 };
 
@@ -26,6 +31,8 @@ static const struct argp_option compare_options[] = {
 	  "a function hook on the other", 0 },
 	{ "test", OPT_TEST, "TEST", 0, "The significance test over runs: welch (default) or "
 	  "mann-whitney", 0 },
+	{ "verbose", 'v', 0, 0, "With --prometheus, print each query sent, to paste into "
+	  "Prometheus's UI", 0 },
 	{ 0 },
 };
 
@@ -36,6 +43,10 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &c->out;
+		state->child_inputs[1] = &c->src;
+		break;
+	case 'v':
+		c->verbose = true;
 		break;
 	case 'o':
 		c->output = arg;
@@ -48,12 +59,14 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (c->npaths == 2)
-			argp_error(state, "two profiles, BASE and NEW (got a third, '%s')", arg);
+			argp_error(state, "two profiles or selectors, BASE and NEW (got a third, "
+				   "'%s')", arg);
 		c->paths[c->npaths++] = arg;
 		break;
 	case ARGP_KEY_END:
 		if (c->npaths != 2)
-			argp_error(state, "two profiles are needed, BASE and NEW");
+			argp_error(state, "two profiles are needed, BASE and NEW (with --prometheus, "
+				   "two selectors)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -61,9 +74,10 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* No -q (compare prints nothing but its output and errors), no -v (no BPF). */
+/* No -q (compare prints nothing but its output and errors); -v is its own (no BPF). */
 static const struct argp_child compare_children[] = {
 	{ &output_argp, 0, "Output:", 1 },
+	{ &prom_source_argp, 0, "Both sides from Prometheus (a fleet, a rollout's waves):", 2 },
 	{ 0 },
 };
 
@@ -84,7 +98,15 @@ static const struct argp compare_argp = {
 	"Examples:\n"
 	"  permscope compare stock.json patched.json\n"
 	"  permscope compare base.json new.json --format html -o compare.html\n"
-	"  permscope compare --test mann-whitney base-10-runs.json new-10-runs.json\n",
+	"  permscope compare --test mann-whitney base-10-runs.json new-10-runs.json\n"
+	"  permscope compare --prometheus http://127.0.0.1:9090 --window 1h \\\n"
+	"      '{cohort=\"base\"}' '{cohort=\"canary\"}'   (each host a run)\n\n"
+	"Exit status: 0 compared; 1 out of memory; 2 bad usage or input (an unreadable "
+	"profile, modes that differ, an output FILE that cannot be written); with "
+	"--prometheus, 3 a side cannot be compared (fewer than --min-hosts hosts, a host "
+	"that restarted or lost events inside the window, a side on two builds or attach "
+	"modes: each reason is printed) and 4 Prometheus did not answer (unreachable, an "
+	"HTTP error, a query it rejects).\n",
 	compare_children, 0, 0,
 };
 
@@ -93,7 +115,8 @@ int cmd_compare(int argc, char **argv)
 	struct compare_cmd c = { .out.offered = FORMAT_BIT(FORMAT_HTML) };
 	struct profile p[2];
 	struct compare cmp = {0};
-	char err[512], why[256], *buf = NULL;
+	struct prom_sides fleet = {0};
+	char err[512], why[256], name[2][1024], *buf = NULL;
 	size_t len = 0;
 	FILE *out;
 	int ret = EXIT_OK;
@@ -101,7 +124,32 @@ int cmd_compare(int argc, char **argv)
 	parse_command(&compare_argp, argc, argv, &c);
 	if ((ret = check_output_path(c.output)) != EXIT_OK)
 		return ret;
-	for (int i = 0; i < 2; i++)
+	if (c.src.url) {
+		if ((ret = prom_sides_read(&c.src, c.paths[0], c.paths[1], c.verbose, &fleet)))
+			return ret;
+		/* compare shows numbers, and none from data that cannot be judged */
+		if (!prom_sides_judgeable(&fleet)) {
+			pr_err("cannot compare: a side's data cannot be judged:");
+			prom_sides_print_reasons(stderr, "  ", &fleet);
+			prom_sides_free(&fleet);
+			return EXIT_NO_VERDICT;
+		}
+		if (prom_sides_merge(&fleet, &p[0], &p[1])) {
+			pr_err("out of memory");
+			prom_sides_free(&fleet);
+			profile_free(&p[0]);
+			profile_free(&p[1]);
+			return EXIT_FAIL;
+		}
+		/* their families' counts are short: say where */
+		prom_sides_print_losses(stderr, "Warning: ", &fleet);
+		for (int i = 0; i < 2; i++) {
+			prom_side_text(&fleet, i, name[i], sizeof(name[i]));
+			c.paths[i] = name[i];
+		}
+		prom_sides_free(&fleet);
+	}
+	for (int i = 0; !c.src.url && i < 2; i++)
 		if (statedir_profile_read(c.paths[i], &p[i], err, sizeof(err))) {
 			pr_err("%s: %s", c.paths[i], err);
 			if (i)

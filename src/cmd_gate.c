@@ -32,8 +32,7 @@ static const char default_rules[] =
 	"lookup.violations == 0\n"
 	"lookup.did_skip_ratio >= base - 0.01\n";
 
-enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST, OPT_PROMETHEUS,
-       OPT_WINDOW, OPT_AT, OPT_MIN_HOSTS };
+enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST };
 
 struct gate_cmd {
 	struct output_opts out;
@@ -42,17 +41,16 @@ struct gate_cmd {
 	bool print_default_rules;
 	double accept_loss;
 	enum stats_test test;
-	/* --prometheus: BASE and NEW are selectors (docs/prometheus-source.md) */
-	const char *prometheus, *window;
-	double at;
-	int min_hosts;
+	/* --prometheus: BASE and NEW are selectors (docs/fleet.md) */
+	struct prom_source_opts src;
 };
 
 static const struct argp_option gate_options[] = {
 	{ "base", 'b', "BASE", 0, "The profile to compare with: the stock kernel, the last good "
-	  "build (required)", 0 },
+	  "build; with --prometheus, the selector of its hosts (required)", 0 },
 	{ "baseline", 0, 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* its name until gate/2 */
-	{ "new", 'n', "NEW", 0, "The profile under test (required)", 0 },
+	{ "new", 'n', "NEW", 0, "The profile under test; with --prometheus, the selector of "
+	  "its hosts (required)", 0 },
 	{ "current", 'c', 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* -c, --current until gate/2 */
 	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
@@ -64,14 +62,6 @@ static const struct argp_option gate_options[] = {
 	  "the default) or mann-whitney (the U test; 4 runs a side or more)", 0 },
 	{ "print-default-rules", OPT_PRINT_DEFAULT_RULES, 0, 0,
 	  "Print the default rules and exit", 0 },
-	{ "prometheus", OPT_PROMETHEUS, "URL", 0, "Read both sides from the Prometheus at URL: "
-	  "BASE and NEW are label selectors ('{cohort=\"canary\"}'), each host one run", 0 },
-	{ "window", OPT_WINDOW, "DURATION", 0, "--prometheus: what each host counted over "
-	  "DURATION, a PromQL one (default 1h)", 0 },
-	{ "at", OPT_AT, "TIME", 0, "--prometheus: the window's end, seconds since the epoch "
-	  "or YYYY-MM-DDTHH:MM:SSZ (default: now)", 0 },
-	{ "min-hosts", OPT_MIN_HOSTS, "N", 0, "--prometheus: a side with fewer hosts has no "
-	  "verdict (default 2)", 0 },
 	{ 0 },
 };
 
@@ -82,6 +72,7 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &c->out;
+		state->child_inputs[1] = &c->src;
 		break;
 	case 'b':
 		c->base = arg;
@@ -115,39 +106,6 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	case OPT_TEST:
 		c->test = parse_test_arg(arg, state);
 		break;
-	case OPT_PROMETHEUS:
-		c->prometheus = arg;
-		break;
-	case OPT_WINDOW:
-		c->window = arg;
-		break;
-	case OPT_AT: {
-		struct tm tm = {0};
-		char *end;
-
-		errno = 0;
-		c->at = strtod(arg, &end);
-		if (errno || *end || !(c->at > 0)) {
-			end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm);
-			if (!end || *end)
-				argp_error(state, "invalid --at '%s' (seconds since the epoch, or "
-					   "YYYY-MM-DDTHH:MM:SSZ)", arg);
-			c->at = (double)timegm(&tm);
-		}
-		break;
-	}
-	case OPT_MIN_HOSTS: {
-		char *end;
-		long n;
-
-		errno = 0;
-		n = strtol(arg, &end, 10);
-		if (errno || *end || n < 1 || n > 100000)
-			argp_error(state, "invalid --min-hosts '%s' (a number of hosts, 1 or more)",
-				   arg);
-		c->min_hosts = (int)n;
-		break;
-	}
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (profiles go with --base and --new)",
 			   arg);
@@ -157,8 +115,6 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 			break;
 		if (!c->base || !c->new)
 			argp_error(state, "--base BASE and --new NEW are required");
-		if (!c->prometheus && (c->window || c->at || c->min_hosts))
-			argp_error(state, "--window, --at and --min-hosts go with --prometheus");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -170,7 +126,7 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 static const struct argp_option gate_verbosity_options[] = {
 	{ "quiet", 'q', 0, 0, "Print only the rules that did not pass, and no summary line", 0 },
 	{ "verbose", 'v', 0, 0, "After each verdict line, print the rule and the file and line "
-	  "it came from", 0 },
+	  "it came from; with --prometheus, print each query sent first", 0 },
 	{ 0 },
 };
 
@@ -191,6 +147,7 @@ static const struct argp gate_output_argp = {
 
 static const struct argp_child gate_children[] = {
 	{ &gate_output_argp, 0, "Output:", 1 },
+	{ &prom_source_argp, 0, "Both sides from Prometheus (a fleet, a rollout's waves):", 2 },
 	{ 0 },
 };
 
@@ -202,19 +159,25 @@ static const struct argp gate_argp = {
 	"Exit status: 0 every rule passed; 1 a rule failed; 3 no rule failed but one "
 	"had no verdict (its family did not record in a profile, or recorded in another "
 	"attach mode, or lost events beyond --accept-loss, or a profile predates the "
-	"counter, or too few runs for 'significant'); 2 bad usage or bad input "
+	"counter, or too few runs for 'significant'; with --prometheus, also a side "
+	"with fewer than --min-hosts hosts, a host that restarted or lost events inside "
+	"the window, or a side on two builds or attach modes, each named); 2 bad usage or "
+	"bad input "
 	"(an unreadable or malformed profile or rules file, a rule that does not parse, "
 	"an unknown metric, a --junit or -o FILE in a missing or read-only directory, or that is "
 	"a directory, a symbolic link or no regular file); 4 gate's environment failed "
 	"(out of memory, writing the --junit or -o file or standard output failed, as on a full "
-	"disk), whatever the verdicts.\n\n"
+	"disk; Prometheus unreachable, an HTTP error, a query it rejects), whatever the "
+	"verdicts.\n\n"
 	"Examples:\n"
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate -b base.json -n new.json -o gate.json   (JSON kept in a file)\n"
 	"  permscope gate -b base-8-runs.json -n new-8-runs.json --test mann-whitney \\\n"
 	"      -r sig.rules\n"
-	"  permscope gate --print-default-rules > ci.rules\n",
+	"  permscope gate --print-default-rules > ci.rules\n"
+	"  permscope gate --prometheus http://127.0.0.1:9090 --base '{cohort=\"base\"}' \\\n"
+	"      --new '{cohort=\"canary\"}' --window 1h -v   (each host a run)\n",
 	gate_children, 0, 0,
 };
 
@@ -237,9 +200,12 @@ static json_t *jstr(const char *s)
 	return j ? j : json_null();
 }
 
-/* "new X  base Y  threshold OP Z[  p=P]", the values of a verdict. */
-static void values_text(const struct rule *r, const struct rule_result *res, char *buf,
-			size_t size)
+/*
+ * "new X  base Y  threshold OP Z[  p=P][  hosts B:N]", the values of a
+ * verdict; from Prometheus, the hosts each side's value comes from.
+ */
+static void values_text(const struct rule *r, const struct rule_result *res, bool fleet,
+			char *buf, size_t size)
 {
 	size_t off = 0;
 
@@ -252,8 +218,11 @@ static void values_text(const struct rule *r, const struct rule_result *res, cha
 	else if (res->n_base)
 		off = snprintf(buf, size, "base %.6g", res->base);
 	if (res->tested && off < size)
-		snprintf(buf + off, size - off, "%s%sp=%.2g", off ? "  " : "",
-			 res->not_significant ? "~ " : "", res->p);
+		off += (size_t)snprintf(buf + off, size - off, "%s%sp=%.2g", off ? "  " : "",
+					res->not_significant ? "~ " : "", res->p);
+	if (fleet && (res->n_base || res->n_new) && off < size)
+		snprintf(buf + off, size - off, "%shosts %zu:%zu", off ? "  " : "", res->n_base,
+			 res->n_new);
 }
 
 static const char *const verdict_words[3] = {
@@ -265,6 +234,7 @@ struct gate_sides {
 	const char *name[2]; /* base, new */
 	const struct profile *p[2];
 	enum stats_test test; /* what tested the 'significant' rules */
+	const struct prom_sides *fleet; /* the sides' hosts, from --prometheus; or NULL */
 };
 
 /* Whether a rule asks for significance: only then does the test matter. */
@@ -285,16 +255,30 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 
 	/* which builds are compared: a verdict names a change between these two */
 	for (int i = 0; verbosity >= 0 && i < 2; i++) {
+		char hosts[1024];
+
 		build_info_text(&sd->p[i]->build, sd->p[i]->tool_version, build, sizeof(build));
-		printf("gate: %-4s %s: %s\n", side_words[i], sd->name[i], build);
+		if (!sd->fleet) {
+			printf("gate: %-4s %s: %s\n", side_words[i], sd->name[i], build);
+			continue;
+		}
+		prom_side_text(sd->fleet, i, hosts, sizeof(hosts));
+		printf("gate: %-4s %s\n", side_words[i], hosts);
+		if (prom_sides_judgeable(sd->fleet))
+			printf("gate: %-4s %s\n", "", build);
 	}
+	/* which hosts lost events, and why a side has no verdict, before the rules */
+	if (sd->fleet && verbosity >= 0)
+		prom_sides_print_losses(stdout, "gate: ", sd->fleet);
+	if (sd->fleet)
+		prom_sides_print_reasons(stdout, "NO-VERDICT  ", sd->fleet);
 	if (verbosity >= 0 && any_significant(rs))
 		printf("gate: significance: %s, p < %.2f\n", stats_test_titles[sd->test],
 		       STATS_ALPHA);
 	for (size_t i = 0; i < rs->n; i++) {
 		if (verbosity < 0 && res[i].verdict == VERDICT_PASS)
 			continue;
-		values_text(&rs->r[i], &res[i], values, sizeof(values));
+		values_text(&rs->r[i], &res[i], sd->fleet, values, sizeof(values));
 		printf("%s  %s", verdict_words[res[i].verdict], rs->r[i].metric);
 		if (values[0])
 			printf("  %s", values);
@@ -351,13 +335,25 @@ static char *verdicts_json(const struct gate_sides *sd, const struct rule_set *r
 		json_decref(rules);
 		return NULL;
 	}
-	/* each side's path and build; build null for a profile older than its "build" */
+	/*
+	 * each side's path and build (null for a profile older than its
+	 * "build"); from Prometheus, its selector, hosts and reasons instead
+	 * of a path, and no build when the side cannot be judged
+	 */
 	for (int i = 0; i < 2; i++) {
 		const struct profile *p = sd->p[i];
+		bool known = build_info_known(&p->build);
 
-		side = json_pack("{s:o,s:s,s:o}", "path", jstr(sd->name[i]), "tool", p->tool_version,
-				 "build", build_info_known(&p->build) ?
-				 build_info_to_json(&p->build) : json_null());
+		if (sd->fleet) {
+			side = prom_side_json(sd->fleet, i);
+			json_object_set_new(side, "tool", json_string(p->tool_version));
+			json_object_set_new(side, "build", known ? build_info_to_json(&p->build) :
+					    json_null());
+		} else {
+			side = json_pack("{s:o,s:s,s:o}", "path", jstr(sd->name[i]),
+					 "tool", p->tool_version, "build", known ?
+					 build_info_to_json(&p->build) : json_null());
+		}
 		json_object_set_new(root, side_words[i], side);
 	}
 	json_object_set_new(root, "rules", rules);
@@ -421,9 +417,13 @@ static int write_junit(const char *path, const struct gate_sides *sd,
 	/* the builds compared, where CI servers show a suite's properties */
 	fputs("  <properties>\n", f);
 	for (int i = 0; i < 2; i++) {
+		char hosts[1024];
+
 		build_info_text(&sd->p[i]->build, sd->p[i]->tool_version, build, sizeof(build));
 		fprintf(f, "    <property name=\"%s\" value=\"", side_words[i]);
-		xml_escape(f, sd->name[i]);
+		if (sd->fleet)
+			prom_side_text(sd->fleet, i, hosts, sizeof(hosts));
+		xml_escape(f, sd->fleet ? hosts : sd->name[i]);
 		fputs("\"/>\n", f);
 		fprintf(f, "    <property name=\"%s.build\" value=\"", side_words[i]);
 		xml_escape(f, build);
@@ -432,9 +432,27 @@ static int write_junit(const char *path, const struct gate_sides *sd,
 	if (any_significant(rs)) /* the test only matters to 'significant' rules */
 		fprintf(f, "    <property name=\"test\" value=\"%s\"/>\n",
 			stats_test_ids[sd->test]);
+	if (sd->fleet) { /* why a side has no verdict: one property a reason */
+		char *why = NULL;
+		size_t n = 0;
+		FILE *m = open_memstream(&why, &n);
+
+		if (m) {
+			prom_sides_print_reasons(m, "", sd->fleet);
+			fclose(m);
+		}
+		for (char *line = why, *nl; line && *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			*nl = 0;
+			fputs("    <property name=\"no-verdict\" value=\"", f);
+			xml_escape(f, line);
+			fputs("\"/>\n", f);
+		}
+		free(why);
+	}
 	fputs("  </properties>\n", f);
 	for (size_t i = 0; i < rs->n; i++) {
-		values_text(&rs->r[i], &res[i], values, sizeof(values));
+		values_text(&rs->r[i], &res[i], sd->fleet, values, sizeof(values));
 		fputs("  <testcase classname=\"permscope.gate\" name=\"", f);
 		xml_escape(f, rs->r[i].text);
 		fputc('"', f);
@@ -504,66 +522,6 @@ static int load_rules(const char *path, struct rule_set *rs)
 	return EXIT_OK;
 }
 
-/* Print why side `word` (selector `sel`) has no verdict: each reason on a line. */
-static void print_no_verdict(const char *word, const char *sel, const struct promsource_side *s)
-{
-	for (size_t i = 0; i < s->why.n; i++)
-		printf("NO-VERDICT  %s %s: %s\n", word, sel, s->why.line[i]);
-	for (size_t h = 0; h < s->nhosts; h++)
-		for (size_t i = 0; i < s->hosts[h].why.n; i++)
-			printf("NO-VERDICT  %s %s: host %s: %s\n", word, sel, s->hosts[h].instance,
-			       s->hosts[h].why.line[i]);
-}
-
-/*
- * Both sides from Prometheus, each merged as one run a host.  EXIT_OK,
- * EXIT_USAGE (a selector or window that is none), EXIT_NO_VERDICT with
- * the reasons printed, or EXIT_ENV when Prometheus could not answer:
- * nothing is judged on a partial answer.
- */
-static int prometheus_sides(const struct gate_cmd *c, struct profile *base, struct profile *new)
-{
-	struct promclient_opts o = { .url = c->prometheus, .verbose = verbosity > 0 };
-	struct promsource_side side[2] = {0};
-	struct profile *out[2] = { base, new };
-	const char *sel[2] = { c->base, c->new };
-	struct promclient *pc;
-	char err[1024];
-	int ret = EXIT_OK, e;
-
-	if (!(pc = promclient_new(&o, err, sizeof(err)))) {
-		pr_err("--prometheus %s: %s", c->prometheus, err);
-		return EXIT_USAGE;
-	}
-	for (int i = 0; i < 2 && ret == EXIT_OK; i++) {
-		struct promsource_query q = { .selector = sel[i], .window = c->window ? c->window : "1h",
-					      .at = c->at, .min_hosts = c->min_hosts ? c->min_hosts : 2 };
-
-		e = promsource_read(pc, &q, &side[i], err, sizeof(err));
-		if (e == PROMSOURCE_EINPUT) {
-			pr_err("%s", err);
-			ret = EXIT_USAGE;
-		} else if (e) {
-			pr_err("%s", err);
-			ret = EXIT_ENV;
-		}
-	}
-	promclient_free(pc);
-	if (ret == EXIT_OK && (!promsource_judgeable(&side[0]) || !promsource_judgeable(&side[1]))) {
-		print_no_verdict("base", sel[0], &side[0]);
-		print_no_verdict("new", sel[1], &side[1]);
-		ret = EXIT_NO_VERDICT;
-	}
-	for (int i = 0; i < 2 && ret == EXIT_OK; i++)
-		if (promsource_merge(&side[i], out[i])) {
-			pr_err("out of memory");
-			ret = EXIT_ENV;
-		}
-	promsource_side_free(&side[0]);
-	promsource_side_free(&side[1]);
-	return ret;
-}
-
 int cmd_gate(int argc, char **argv)
 {
 	struct gate_cmd c = {0};
@@ -571,9 +529,10 @@ int cmd_gate(int argc, char **argv)
 	struct rule_set rs;
 	struct rule_result *res = NULL;
 	struct gate_sides sides = { .p = { &base, &new } };
+	struct prom_sides fleet = {0};
 	size_t count[3] = {0};
 	char err[1024];
-	bool bad = false;
+	bool bad = false, judgeable = true;
 	int ret, e;
 
 	parse_command(&gate_argp, argc, argv, &c);
@@ -597,17 +556,25 @@ int cmd_gate(int argc, char **argv)
 		return ret;
 	profile_init(&base);
 	profile_init(&new);
-	if (c.prometheus) {
-		ret = prometheus_sides(&c, &base, &new);
-		if (ret != EXIT_OK)
+	if (c.src.url) {
+		/* a side that cannot be judged leaves its profile empty: no rule is judged */
+		if ((ret = prom_sides_read(&c.src, c.base, c.new, verbosity > 0, &fleet)) != EXIT_OK)
 			goto out;
-	} else if (statedir_profile_read(c.base, &base, err, sizeof(err))) {
-		pr_err("%s: %s", c.base, err);
-		bad = true;
-	}
-	if (!c.prometheus && statedir_profile_read(c.new, &new, err, sizeof(err))) {
-		pr_err("%s: %s", c.new, err);
-		bad = true;
+		sides.fleet = &fleet;
+		judgeable = prom_sides_judgeable(&fleet);
+		if (judgeable && prom_sides_merge(&fleet, &base, &new)) {
+			pr_err("out of memory");
+			ret = EXIT_ENV;
+			goto out;
+		}
+	} else {
+		struct profile *p[2] = { &base, &new };
+
+		for (int i = 0; i < 2; i++)
+			if (statedir_profile_read(sides.name[i], p[i], err, sizeof(err))) {
+				pr_err("%s: %s", sides.name[i], err);
+				bad = true;
+			}
 	}
 	if (bad) {
 		ret = EXIT_USAGE;
@@ -620,10 +587,16 @@ int cmd_gate(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < rs.n; i++) {
+		/* evaluated even on a side without verdict: an unknown metric is still bad input */
 		if (rule_evaluate(&rs.r[i], &base, &new, &res[i], err, sizeof(err))) {
 			pr_err("%s", err);
 			bad = true;
 			continue;
+		}
+		if (!judgeable) {
+			res[i] = (struct rule_result){ .verdict = VERDICT_NO_VERDICT };
+			snprintf(res[i].reason, sizeof(res[i].reason), "a side's data cannot be "
+				 "judged (its reasons are listed)");
 		}
 		count[res[i].verdict]++;
 	}
@@ -667,6 +640,8 @@ int cmd_gate(int argc, char **argv)
 out:
 	free(res);
 	rules_free(&rs);
+	if (sides.fleet)
+		prom_sides_free(&fleet);
 	profile_free(&base);
 	profile_free(&new);
 	return ret;

@@ -6,7 +6,11 @@
 #include <argp.h>
 #include <stdbool.h>
 
+#include <jansson.h>
+#include <stdio.h>
+
 #include "profile.h"
+#include "promsource.h"
 #include "render.h"
 #include "stats.h"
 
@@ -97,6 +101,56 @@ int check_output_path(const char *path);
 
 /* Print a rendered document to stdout, or atomically to `path`. */
 int emit_output(const char *path, const char *data, size_t len);
+
+/*
+ * --prometheus URL and its options (src/cli_prometheus.c), shared by
+ * compare and gate: each side the hosts a selector picks, each host one
+ * run; input struct prom_source_opts *.  When parsing ends without URL,
+ * url is NULL; with it, window, min_hosts and at (now when not given)
+ * are set.
+ */
+struct prom_source_opts {
+	const char *url, *window;
+	double at;     /* the window's end, seconds since the epoch */
+	int min_hosts;
+	struct promclient_opts client; /* TLS and auth; url is set from url */
+};
+extern const struct argp prom_source_argp;
+
+/* Both sides of a fleet comparison: base [0] and new [1]. */
+struct prom_sides {
+	const struct prom_source_opts *opts;
+	const char *selector[2];
+	struct promsource_side side[2];
+};
+
+/*
+ * Read both sides, with each query printed when verbose.  EXIT_OK (the
+ * sides may still not be judgeable), EXIT_USAGE for a selector, window or
+ * client option that is none, EXIT_ENV when Prometheus did not answer,
+ * each after its error is printed; only EXIT_OK leaves anything to free.
+ */
+int prom_sides_read(const struct prom_source_opts *o, const char *base, const char *new,
+		    bool verbose, struct prom_sides *s);
+bool prom_sides_judgeable(const struct prom_sides *s);
+/* Each judgeable side as one profile of one run a host.  0 or -ENOMEM. */
+int prom_sides_merge(const struct prom_sides *s, struct profile *base, struct profile *new);
+void prom_sides_free(struct prom_sides *s);
+/* Each reason as a line: PREFIX base|new SELECTOR: [host INSTANCE: ]REASON */
+void prom_sides_print_reasons(FILE *f, const char *prefix, const struct prom_sides *s);
+/*
+ * Each host's losses (no reason: they are in its profile, for the rules):
+ * PREFIX base|new SELECTOR: host INSTANCE lost N events (family F, program P)
+ */
+void prom_sides_print_losses(FILE *f, const char *prefix, const struct prom_sides *s);
+/* "SELECTOR: 3 hosts (a, b, c), 5m to 2026-12-02T07:40:00Z" of side i */
+void prom_side_text(const struct prom_sides *s, int i, char *buf, size_t size);
+/*
+ * Side i as JSON: prometheus, selector, window, at, hosts (each with its
+ * reasons and losses), reasons
+ */
+json_t *prom_side_json(const struct prom_sides *s, int i);
+const char *prom_time_text(double t, char *buf, size_t size);
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

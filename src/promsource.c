@@ -265,6 +265,7 @@ static int read_counter(struct reader *r, enum family_id f, const char *name)
 					schema_counter(&fs->rows[row], stats)[e] += v;
 			} else if (!label || (has && !strcmp(has, value))) {
 				*schema_counter(&fs->rows[row], stats) += v;
+				h->seen[f] |= 1u << row;
 			}
 		}
 	}
@@ -499,7 +500,7 @@ static int read_modes(struct reader *r)
 	return ret;
 }
 
-/* permscope_lost_events_total: each family's losses; any is a reason. */
+/* permscope_lost_events_total: each family's losses, in the profile and named. */
 static int read_losses(struct reader *r)
 {
 	char promql[QUERY_MAX];
@@ -522,9 +523,8 @@ static int read_losses(struct reader *r)
 		}
 		if (f >= 0)
 			family_add_lost(&h->profile.fam[f], prog ? prog : "", n);
-		if ((ret = reason_add(&h->why, "lost %llu events (family %s, program %s): its "
-				      "counts are short", (unsigned long long)n,
-				      fname ? fname : "?", prog ? prog : "?")))
+		if ((ret = reason_add(&h->losses, "lost %llu events (family %s, program %s)",
+				      (unsigned long long)n, fname ? fname : "?", prog ? prog : "?")))
 			break;
 	}
 	json_decref(res);
@@ -711,6 +711,13 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 						hist_uncumulate(schema_hist(&schema[f].rows[row],
 									    profile_stats(p, f, k)));
 		profile_sort_fs(p);
+		/* a counter a host's build does not export: absent, as in its own file */
+		for (int f = 0; f < FAMILY_COUNT; f++)
+			for (int row = 0; profile_nstats(p, f) && row < schema[f].nrows; row++)
+				if ((schema[f].rows[row].kind == ROW_COUNT ||
+				     schema[f].rows[row].kind == ROW_OUTCOME) &&
+				    !(h->seen[f] & 1u << row))
+					p->absent[f] |= 1u << row;
 		/* the window, or from the daemon's start when it started inside it */
 		p->end_ns = (uint64_t)llround(q->at * 1e3) * 1000000ULL;
 		p->start_ns = (uint64_t)llround((isfinite(h->started) && h->started > start ?
@@ -735,6 +742,7 @@ void promsource_side_free(struct promsource_side *side)
 	for (size_t i = 0; i < side->nhosts; i++) {
 		profile_free(&side->hosts[i].profile);
 		reasons_free(&side->hosts[i].why);
+		reasons_free(&side->hosts[i].losses);
 	}
 	free(side->hosts);
 	reasons_free(&side->why);

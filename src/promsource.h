@@ -8,10 +8,12 @@
  * rule and statistic applies unchanged.
  *
  * Beside the profiles, the reasons a side cannot be judged, each host's
- * (a counter reset inside the window: the daemon restarted; lost events)
- * and the side's (hosts on different permscope builds or attach modes,
- * fewer hosts than asked for).  docs/prometheus-source.md lists the
- * queries.  Nothing is built from a partial answer: the first query that
+ * (the daemon restarted inside the window, or was not scraped near its
+ * start) and the side's (hosts on different permscope builds or attach
+ * modes, fewer hosts than asked for).  A host's lost events are no such
+ * reason: they are in its profile, where a rule on the family that lost
+ * them gives no verdict (unless gate --accept-loss), as for a file; the
+ * host is named beside them.  docs/fleet.md lists the queries.  Nothing is built from a partial answer: the first query that
  * fails ends the read with promclient's code.
  */
 #ifndef PERMSCOPE_PROMSOURCE_H
@@ -37,7 +39,7 @@ struct promsource_query {
 	int min_hosts;      /* fewer is a reason of the side */
 };
 
-/* Reasons, one line each ("lost 7 events: access, program access_tp"). */
+/* Reasons, one line each ("its daemon restarted inside the window ..."). */
 struct promsource_reasons {
 	char **line;
 	size_t n;
@@ -61,6 +63,13 @@ struct promsource_host {
 	double started, started_before;
 	unsigned long long restarts; /* changes of the start time inside the window */
 	struct promsource_reasons why; /* none: the host can be judged */
+	struct promsource_reasons losses; /* "lost 7 events (family F, program P)" */
+	/*
+	 * The COUNT and OUTCOME rows a sample came for, a bit a row: the
+	 * daemon exports them all, zeros too, but for the counters its build
+	 * predates, which are then absent from the profile, never 0.
+	 */
+	uint32_t seen[FAMILY_COUNT];
 };
 
 struct promsource_side {

@@ -516,9 +516,16 @@ static inline int help_options(const char *help, struct help_option *out, int ma
 		end = strstr(p, "  ");
 		if (!end || (strchr(p, '\n') && strchr(p, '\n') < end))
 			end = strchr(p, '\n') ? strchr(p, '\n') : p + strlen(p);
-		/* "-o, --output=FILE": the argument goes with each of the names */
+		/*
+		 * "-o, --output=FILE": the argument goes with each of the names.
+		 * It is one word: a long option's text may follow it after one
+		 * blank, where argp's column is reached.
+		 */
 		for (const char *q = p; q < end; q++)
 			if (*q == '=') {
+				const char *blank = memchr(q, ' ', end - q);
+
+				end = blank ? blank : end;
 				snprintf(arg, sizeof(arg), "%.*s", (int)(end - q - 1), q + 1);
 				end = q;
 				break;

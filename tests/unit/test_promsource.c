@@ -422,9 +422,11 @@ static void lost_events_and_a_reset_are_named(void **state)
 	assert_false(promsource_judgeable(&side));
 	same_counts(&originals[6], &find_host(&side, "new-1")->profile, "new-1");
 	assert_int_equal(find_host(&side, "new-1")->why.n, 0);
+	/* a loss is no reason: it is in the profile, for the rules; the host is named */
 	h = find_host(&side, "new-lossy");
-	assert_int_equal(h->why.n, 1);
-	assert_true(has_line(&h->why, "lost 7 events (family access, program access_tp)"));
+	assert_int_equal(h->why.n, 0);
+	assert_int_equal(h->losses.n, 1);
+	assert_true(has_line(&h->losses, "lost 7 events (family access, program access_tp)"));
 	assert_int_equal(family_lost_total(&h->profile.fam[FAMILY_ACCESS]), 7);
 	h = find_host(&side, "new-reset");
 	assert_int_equal(h->why.n, 2);
@@ -498,7 +500,7 @@ static void gate_judges_sides_read_from_prometheus(void **state)
 	assert_contains(out_text, "PASS");
 	/* the lossy and the reset hosts: no verdict, both named */
 	assert_int_equal(gate("{job=\"base\"}", "{job=\"new\"}", ps.url), 3);
-	assert_contains(out_text, "NO-VERDICT  new {job=\"new\"}: host new-lossy: lost 7 events");
+	assert_contains(out_text, "gate: new {job=\"new\"}: host new-lossy lost 7 events");
 	assert_contains(out_text, "NO-VERDICT  new {job=\"new\"}: host new-reset: counters "
 			"reset inside the window");
 	/* two builds on a side, and too few hosts */
