@@ -78,7 +78,7 @@ UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/test_live_bench \
              $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload \
              $(OUT)/tests/test_live_dashboard $(OUT)/tests/test_live_package \
-             $(OUT)/tests/test_live_webconfig
+             $(OUT)/tests/test_live_webconfig $(OUT)/tests/test_live_fleet
 # The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/test_vm_dashboard \
