@@ -13,9 +13,11 @@
  * - differing workloads (new makes twice the access calls, and its execs
  *   fail with a late ENOENT): rules on them fail, exit 1, naming the metric.
  *
- * Counts made before Prometheus's first scrape of a daemon are invisible
- * to a window's difference (its first sample already holds them), so the
- * workloads run only once both daemons have been scraped at zero.
+ * The counts are exact: what gate and compare read from Prometheus is the
+ * workloads' own numbers (docs/fleet.md, "Why a difference, not
+ * increase()"), asserted through `compare --prometheus -j`.  The workloads
+ * run once both daemons have been scraped at zero, so that each count is a
+ * difference of two samples inside the window.
  *
  * Needs root, BPF (access and exec, any mode) and Prometheus and promtool
  * (Debian package prometheus); skipped, saying why, without them.
@@ -214,6 +216,32 @@ static double value_of(json_t *root, const char *metric, const char *side)
 	return json_real_value(json_object_get(rule_of(root, metric), side));
 }
 
+/*
+ * `permscope compare --prometheus ... -j` over the same window as gate():
+ * METRIC's mean on SIDE ("base" or "new").
+ */
+static double compared(struct fleet *f, const char *family, const char *metric,
+		       const char *side)
+{
+	char at[32];
+	json_t *root, *m;
+	size_t i;
+	double v = NAN;
+
+	snprintf(at, sizeof(at), "%lld", (long long)time(NULL));
+	if (permscope("compare", "--prometheus", f->ps.url, "--window", "1m", "--min-hosts", "1",
+		      "--at", at, "-j", "{cohort=\"base\"}", "{cohort=\"new\"}", NULL))
+		fail_msg("compare --prometheus: %s", err_text);
+	root = json_loads(out_text, 0, NULL);
+	assert_non_null(root);
+	json_array_foreach(json_object_get(json_object_get(json_object_get(root, "families"),
+							  family), "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
+			v = json_number_value(json_object_get(json_object_get(m, side), "mean"));
+	json_decref(root);
+	return v;
+}
+
 /* Each side one host (one run) for METRIC's rule. */
 static void assert_one_host_a_side(json_t *root, const char *metric)
 {
@@ -299,14 +327,17 @@ static void gate_judges_two_daemons_equal_cohorts(void **state)
 	json_decref(root);
 	free(text);
 
-	/*
-	 * TODO(lead, after the exact-count promsource merges): `permscope
-	 * compare --prometheus URL --base '{cohort="base"}' --new
-	 * '{cohort="new"}' --window 1m --min-hosts 1 --at NOW -j` must give
-	 * access.calls exactly N_ACCESS and exec.enoent exactly M_EXEC on each
-	 * side (and psf-eq-other's calls on neither); increase() extrapolates
-	 * to the window's end today, so only ratios are asserted above.
-	 */
+	/* the workloads' own counts, to the call (and psf-eq-other's on neither side) */
+	for (int i = 0; i < 2; i++) {
+		const char *side = i ? "new" : "base";
+		double calls = compared(&fleet, "access", "access.calls", side);
+		double execs = compared(&fleet, "exec", "exec.calls", side);
+
+		print_message("  compare --prometheus: %s access.calls %g, exec.calls %g\n", side,
+			      calls, execs);
+		assert_true(calls == N_ACCESS);
+		assert_true(execs == M_EXEC);
+	}
 
 	/* only the families this host records: every rule passes */
 	write_file(rules, rules_text, strlen(rules_text));
@@ -387,20 +418,15 @@ static void gate_fails_a_new_cohort_that_differs(void **state)
 	assert_string_equal(verdict_of(root, "access.unsafe"), "pass");
 	assert_one_host_a_side(root, "access.calls");
 	/*
-	 * Twice the calls, but increase() extrapolates each host's count to
-	 * the window's end by up to a scrape interval over the few seconds
-	 * it sampled (in five runs here 600 came out as 609 to 877, 1200
-	 * as 1277 to 1591; their ratio 1.46 to 2.55): only the order of
-	 * the two is certain today.
-	 * TODO(lead, after the exact-count promsource merges): `permscope
-	 * compare --prometheus URL --base '{cohort="base"}' --new
-	 * '{cohort="new"}' --window 1m --min-hosts 1 --at NOW -j` must give
-	 * access.calls exactly N_ACCESS (base) and 2 * N_ACCESS (new), and
-	 * exec.enoent_late exactly M_EXEC (new).
+	 * Twice the calls, exactly (increase() had made 600 anything from
+	 * 609 to 877 here, over the few seconds a daemon was scraped)
 	 */
 	print_message("  access.calls: base %g, new %g\n", value_of(root, "access.calls", "base"),
 		      value_of(root, "access.calls", "new"));
-	assert_true(value_of(root, "access.calls", "new") > value_of(root, "access.calls", "base"));
+	assert_true(value_of(root, "access.calls", "base") == N_ACCESS);
+	assert_true(value_of(root, "access.calls", "new") == 2 * N_ACCESS);
+	/* every exec of new failed with ENOENT, none early (enoent_early_share 0, below) */
+	assert_true(compared(&fleet, "exec", "exec.enoent", "new") == M_EXEC);
 	early_base = value_of(root, "exec.enoent_early_share", "base");
 	early_new = value_of(root, "exec.enoent_early_share", "new");
 	print_message("  exec.enoent_early_share: base %g, new %g: %s\n", early_base, early_new,
