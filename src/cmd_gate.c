@@ -248,6 +248,29 @@ static bool any_significant(const struct rule_set *rs)
 
 static const char *const side_words[2] = { "base", "new" };
 
+/*
+ * A failed rule's metric on each host, "      new: web-7 3, web-8 0": a
+ * side's mean does not say which canary it came from.
+ */
+static void print_hosts(const struct gate_sides *sd, const char *metric)
+{
+	for (int i = 0; i < 2; i++) {
+		const struct promsource_side *side = &sd->fleet->side[i];
+		double *v = NULL;
+		size_t n = metric_samples(sd->p[i], metric, &v);
+
+		if (n != side->nhosts) { /* a host without the metric: runs and hosts do not pair */
+			free(v);
+			continue;
+		}
+		printf("      %s:", side_words[i]);
+		for (size_t h = 0; h < n; h++)
+			printf("%s %s %.6g", h ? "," : "", side->hosts[h].instance, v[h]);
+		putchar('\n');
+		free(v);
+	}
+}
+
 static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		       const struct rule_result *res, const size_t count[3])
 {
@@ -285,6 +308,8 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		if (res[i].verdict == VERDICT_NO_VERDICT)
 			printf("  %s", res[i].reason);
 		putchar('\n');
+		if (sd->fleet && res[i].verdict == VERDICT_FAIL)
+			print_hosts(sd, rs->r[i].metric);
 		if (verbosity > 0)
 			printf("      rule %s:%d: %s\n", rs->file, rs->r[i].line, rs->r[i].text);
 	}

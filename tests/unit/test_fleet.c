@@ -260,7 +260,9 @@ static void an_unsafe_host_fails_access_unsafe(void **state)
 	print_message("%s", out_text);
 	/* the mean of the three hosts: 3 calls on one of them */
 	assert_contains(out_text, "FAIL  access.unsafe  new 1  base 0  threshold == 0  "
-			"hosts 3:3\n");
+			"hosts 3:3\n"
+			"      base: base-1 0, base-2 0, base-3 0\n"
+			"      new: unsafe-1 0, unsafe-2 3, unsafe-3 0\n");
 	assert_int_equal(gate_files("base", "unsafe"), 1);
 	assert_contains(out_text, "FAIL  access.unsafe  new 1  base 0  threshold == 0\n");
 	same_verdicts("base", "unsafe", 1);
@@ -365,10 +367,23 @@ static void compare_from_prometheus_is_compare_of_the_files(void **state)
 			 3);
 	json_decref(a);
 	json_decref(b);
-	/* the text names each side's hosts and window */
+	/* the text and the HTML name each side's hosts and window */
 	assert_int_equal(permscope("compare", "--prometheus", ps.url, "--window", WINDOW, "--at",
 				   AT, selector("base"), selector("unsafe"), NULL), 0);
-	assert_contains(out_text, "{job=\"unsafe\"}: 3 hosts (unsafe-1, unsafe-2, unsafe-3)");
+	assert_contains(out_text, "{job=\"unsafe\"}: 3 hosts (unsafe-1, unsafe-2, unsafe-3), 2m "
+			"to 2026-11-30T10:01:00Z");
+	assert_int_equal(permscope("compare", "--prometheus", ps.url, "--window", WINDOW, "--at",
+				   AT, "--format", "html", selector("base"), selector("unsafe"), NULL),
+			 0);
+	assert_contains(out_text, "{job=&quot;unsafe&quot;}: 3 hosts (unsafe-1, unsafe-2, "
+			"unsafe-3)");
+	/* -v: each query, ready to paste into Prometheus's UI */
+	assert_int_equal(permscope("compare", "-v", "--prometheus", ps.url, "--window", WINDOW,
+				   "--at", AT, selector("base"), selector("unsafe"), NULL), 0);
+	assert_contains(err_text, "query: ((permscope_access_calls_total{job=\"unsafe\"} - "
+			"permscope_access_calls_total{job=\"unsafe\"} offset 2m) or "
+			"(permscope_access_calls_total{job=\"unsafe\"} unless "
+			"permscope_access_calls_total{job=\"unsafe\"} offset 2m)) @ ");
 }
 
 static void too_few_hosts_and_bad_input(void **state)

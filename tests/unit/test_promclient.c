@@ -371,6 +371,29 @@ static void tls_with_basic_auth_answers_only_the_right_password(void **state)
 	print_message("no CA: %s\n", err);
 	assert_non_null(strstr(err, "TLS: "));
 	promclient_free(c);
+
+	/*
+	 * The same through gate's options: with the CA and the password the
+	 * sides are read (none of this Prometheus's series is permscope's:
+	 * no hosts, no verdict); a wrong password, or no CA, exit 4.
+	 */
+	assert_int_equal(permscope("gate", "--prometheus", url, "-b", "{}", "-n", "{}",
+				   "--prometheus-ca", tmp_path("server.crt"), "--prometheus-user",
+				   "prometheus", "--prometheus-password-file", pw, NULL), 3);
+	assert_contains(out_text, "0 hosts, fewer than the 2 asked for");
+	assert_int_equal(permscope("gate", "--prometheus", url, "-b", "{}", "-n", "{}",
+				   "--prometheus-ca", tmp_path("server.crt"), "--prometheus-user",
+				   "prometheus", "--prometheus-password-file", wrong, NULL), 4);
+	assert_contains(err_text, "HTTP 401");
+	assert_not_contains(err_text, PASSWORD);
+	assert_int_equal(permscope("gate", "--prometheus", url, "-b", "{}", "-n", "{}",
+				   "--prometheus-user", "prometheus", "--prometheus-password-file",
+				   pw, NULL), 4);
+	assert_contains(err_text, "TLS: ");
+	/* the password file missing: bad usage, before any query */
+	assert_int_equal(permscope("gate", "--prometheus", url, "-b", "{}", "-n", "{}",
+				   "--prometheus-user", "prometheus", "--prometheus-password-file",
+				   "/nonexistent/pw", NULL), 2);
 }
 
 /* ---- setup -------------------------------------------------------------- */
