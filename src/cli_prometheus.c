@@ -17,11 +17,13 @@
 
 #define DEFAULT_WINDOW "1h"
 /*
- * A host is a run: two a side is the fewest a statistic needs (Welch's t);
- * a 'significant' rule asks for more where its test does (Mann-Whitney 4),
- * and says so.
+ * A host is a run, and one run is judged as one profile file is: a rule
+ * without 'significant' needs no more, and a 'significant' one already
+ * gives no verdict, saying so, below the runs its test needs (Welch's t
+ * 2 a side, Mann-Whitney 4).  What the default stops is a side of no
+ * host at all: a selector that matches nothing.
  */
-#define DEFAULT_MIN_HOSTS 2
+#define DEFAULT_MIN_HOSTS 1
 
 enum { OPT_PROMETHEUS = 0x500, OPT_WINDOW, OPT_AT, OPT_MIN_HOSTS, OPT_CA, OPT_CERT, OPT_KEY,
        OPT_USER, OPT_PASSWORD_FILE, OPT_TOKEN_FILE };
@@ -35,7 +37,7 @@ static const struct argp_option prom_source_options[] = {
 	{ "at", OPT_AT, "TIME", 0, "The window's end: seconds since the epoch or "
 	  "YYYY-MM-DDTHH:MM:SSZ (default: now; printed, so a run can be repeated)", 0 },
 	{ "min-hosts", OPT_MIN_HOSTS, "N", 0, "A side with fewer hosts has no verdict "
-	  "(default 2)", 0 },
+	  "(default 1: a selector that matches no host)", 0 },
 	{ "prometheus-ca", OPT_CA, "FILE", 0, "Trust the CA certificates in FILE (PEM) "
 	  "for an https:// URL, instead of the system's", 0 },
 	{ "prometheus-cert", OPT_CERT, "FILE", 0, "Present the client certificate in FILE "

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "schema.h"
 #include "stats.h"
 #include "util.h"
 
@@ -552,6 +553,44 @@ static bool family_gives_no_verdict(const struct rule *r, const struct profile *
 	return false;
 }
 
+/*
+ * Whether METRIC of family `f` is a share (a RATIO row, "exec.enoent_early_share"
+ * or "lookup.did_skip_ratio[tmpfs]") of nothing in `p`: its denominator
+ * counted no event, so the 0 it reads is no measurement.
+ */
+static bool share_of_nothing(const struct profile *p, int f, const char *metric)
+{
+	const struct family_schema *fs = &schema[f];
+	const char *name = strchr(metric, '.'), *bracket;
+	size_t len;
+	uint64_t whole = 0;
+
+	if (!name)
+		return false;
+	name++;
+	bracket = strchr(name, '[');
+	len = bracket ? (size_t)(bracket - name) : strlen(name);
+	for (int row = 0; row < fs->nrows; row++) {
+		if (fs->rows[row].kind != ROW_RATIO || strlen(fs->rows[row].name) != len ||
+		    strncmp(fs->rows[row].name, name, len))
+			continue;
+		if (bracket && fs->per_fs) {
+			char fsname[128];
+			const struct fs_result *x;
+
+			snprintf(fsname, sizeof(fsname), "%.*s", (int)strcspn(bracket + 1, "]"),
+				 bracket + 1);
+			/* a filesystem a profile lacks is another reason, said below */
+			x = profile_find_fs(p, fsname);
+			return x && !schema_ratio_whole(fs, row, &x->s);
+		}
+		for (size_t i = 0; i < profile_nstats(p, f); i++)
+			whole += schema_ratio_whole(fs, row, profile_stats(p, f, i));
+		return !whole;
+	}
+	return false;
+}
+
 int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
 		  struct rule_result *res, char *err, size_t errlen)
 {
@@ -578,6 +617,18 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 		snprintf(res->reason, sizeof(res->reason), "the %s predate%s the counter behind %s",
 			 b && n ? "base and new profiles" : b ? "base profile" : "new profile",
 			 b && n ? "" : "s", r->metric);
+		return 0;
+	}
+	/*
+	 * A share of no event reads 0, which is no measurement: judged, it
+	 * would pass or fail on nothing (a window with no ENOENT in it).
+	 */
+	if (f >= 0 && (share_of_nothing(base, f, r->metric) || share_of_nothing(new, f, r->metric))) {
+		bool b = share_of_nothing(base, f, r->metric), n = share_of_nothing(new, f, r->metric);
+
+		snprintf(res->reason, sizeof(res->reason), "%s is a share of nothing in the %s: no "
+			 "event it is a share of was counted", r->metric,
+			 b && n ? "base and new profiles" : b ? "base profile" : "new profile");
 		return 0;
 	}
 	/* A latency timed by a clock that steps every few ms is no measurement. */

@@ -370,6 +370,11 @@ double schema_value(const struct family_schema *fs, int row, const void *stats)
 	}
 }
 
+uint64_t schema_ratio_whole(const struct family_schema *fs, int row, const void *stats)
+{
+	return fs->rows[row].kind == ROW_RATIO ? sum_of(fs, fs->rows[row].whole, stats) : 0;
+}
+
 void schema_latency(const struct family_schema *fs, uint32_t terms, const void *stats,
 		    struct hist *out)
 {

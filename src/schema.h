@@ -191,6 +191,8 @@ bool schema_row_absent(const struct family_schema *fs, int row, uint32_t absent)
 /* A COUNT, OUTCOME or SUM row exactly (a SUM saturates at UINT64_MAX); 0 for others. */
 uint64_t schema_count(const struct family_schema *fs, int row, const void *stats);
 double schema_value(const struct family_schema *fs, int row, const void *stats);
+/* A RATIO row's denominator, the count it is a share of; 0 for other rows. */
+uint64_t schema_ratio_whole(const struct family_schema *fs, int row, const void *stats);
 /* A COUNT or OUTCOME's counter, and an OUTCOME's histogram, in `stats`. */
 __u64 *schema_counter(const struct schema_row *r, const void *stats);
 struct hist *schema_hist(const struct schema_row *r, const void *stats);

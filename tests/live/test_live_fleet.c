@@ -171,7 +171,8 @@ static int fleet_teardown(void **state)
 
 /*
  * `permscope gate --prometheus URL --base '{cohort="base"}' --new
- * '{cohort="new"}' --window 1m --min-hosts 1 --at NOW [EXTRA...]`, NOW
+ * '{cohort="new"}' --window 1m --at NOW [EXTRA...]` (one host a side:
+ * --min-hosts's default, 1), NOW
  * the second after Prometheus's last scrape; its exit status, its
  * stdout malloc'ed in *text (out_text is overwritten by every promtool
  * query, so the caller keeps its own copy).
@@ -184,7 +185,7 @@ static int gate(struct fleet *f, char **text, const char *a1, const char *a2, co
 	/* after wait_counts(): every scrape of the final counts is in the window */
 	snprintf(at, sizeof(at), "%lld", (long long)time(NULL));
 	status = permscope("gate", "--prometheus", f->ps.url, "--base", "{cohort=\"base\"}",
-			   "--new", "{cohort=\"new\"}", "--window", "1m", "--min-hosts", "1",
+			   "--new", "{cohort=\"new\"}", "--window", "1m",
 			   "--at", at, a1, a2, a3, NULL);
 	*text = strdup(out_text);
 	assert_non_null(*text);
@@ -229,7 +230,7 @@ static double compared(struct fleet *f, const char *family, const char *metric,
 	double v = NAN;
 
 	snprintf(at, sizeof(at), "%lld", (long long)time(NULL));
-	if (permscope("compare", "--prometheus", f->ps.url, "--window", "1m", "--min-hosts", "1",
+	if (permscope("compare", "--prometheus", f->ps.url, "--window", "1m",
 		      "--at", at, "-j", "{cohort=\"base\"}", "{cohort=\"new\"}", NULL))
 		fail_msg("compare --prometheus: %s", err_text);
 	root = json_loads(out_text, 0, NULL);

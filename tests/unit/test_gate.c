@@ -493,6 +493,51 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 	profile_free(&b);
 }
 
+/*
+ * A share of no event reads 0: judged, a window without one ENOENT would
+ * fail exec.enoent_early_share against a base that had them, or pass it
+ * on nothing.  No verdict, saying which side counted nothing.
+ */
+static void a_share_of_nothing_gives_no_verdict(void **state)
+{
+	struct profile a, b;
+	struct rule_result res;
+	struct fs_result *x;
+
+	(void)state;
+	base_profile(&a);
+	with_family(&a, FAMILY_EXEC, MODE_TRACEPOINT);
+	a.exec.calls[EXEC_ENOENT_EARLY] = 10;
+	a.exec.calls[EXEC_OK] = 5;
+	base_profile(&b);
+	with_family(&b, FAMILY_EXEC, MODE_TRACEPOINT);
+	b.exec.calls[EXEC_OK] = 5;
+	evaluate("exec.enoent_early_share >= base - 0.01", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "exec.enoent_early_share is a share of nothing in the new "
+			    "profile: no event it is a share of was counted");
+	evaluate("exec.enoent_early_share >= base - 0.01", &b, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_contains(res.reason, "in the base and new profiles");
+	/* a count of the same profiles is still judged: 0 calls is a measurement */
+	evaluate("exec.enoent <= base", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	profile_free(&a);
+	profile_free(&b);
+
+	/* per filesystem: a filesystem with no check on one side */
+	lookup_profile(&a, "tmpfs", 900);
+	lookup_profile(&b, "tmpfs", 0);
+	x = profile_add_fs(&b, "tmpfs"); /* the one lookup_profile() made */
+	assert_non_null(x);
+	x->s.checks = x->s.would_skip = 0;
+	evaluate("lookup.did_skip_ratio[tmpfs] >= base - 0.01", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_contains(res.reason, "is a share of nothing in the new profile");
+	profile_free(&a);
+	profile_free(&b);
+}
+
 static void unknown_metrics_are_bad_input_with_the_nearest_names(void **state)
 {
 	char want[256], names[128];
@@ -1126,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(plain_comparisons_pass_and_fail_on_the_means),
 		cmocka_unit_test(latency_timed_by_a_coarse_clock_gives_no_verdict),
 		cmocka_unit_test(families_that_did_not_record_or_differ_give_no_verdict),
+		cmocka_unit_test(a_share_of_nothing_gives_no_verdict),
 		cmocka_unit_test(unknown_metrics_are_bad_input_with_the_nearest_names),
 		cmocka_unit_test(significance_over_runs),
 		cmocka_unit_test(gate_exit_statuses_and_text_output),
