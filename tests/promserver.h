@@ -15,6 +15,10 @@
  * - promserver_start_web(): the same with --web.config.file (TLS, basic
  *   auth): ready once the port answers at all, the caller then waits;
  * - promtool_bin(): $PROMTOOL, else promtool on $PATH, else NULL;
+ * - promserver_missing(): why Prometheus or promtool cannot run here
+ *   (the caller skips), or NULL;
+ * - promtool_backfill(): `promtool tsdb create-blocks-from openmetrics
+ *   FILE TSDB`, failing the test when promtool does;
  * - promserver_query(): `promtool query instant -o json URL EXPR`, its
  *   stdout (the result vector as JSON, "[]" when empty);
  * - promserver_wait_data(): the same, polled until the result is not empty;
@@ -68,6 +72,29 @@ static inline const char *promtool_bin(void)
 			return path;
 	}
 	return NULL;
+}
+
+/* Why the real Prometheus and promtool cannot run here, or NULL when they can. */
+static inline const char *promserver_missing(void)
+{
+	static char why[128];
+
+	if (promtool_bin() && access(PROMSERVER_BIN, X_OK) == 0)
+		return NULL;
+	snprintf(why, sizeof(why), "no promtool or %s (Debian package prometheus; or set "
+		 "PROMTOOL)", PROMSERVER_BIN);
+	return why;
+}
+
+/* OpenMetrics FILE into the TSDB directory TSDB (a backfill); fails the test on error. */
+static inline void promtool_backfill(const char *file, const char *tsdb)
+{
+	char *argv[] = { (char *)promtool_bin(), "tsdb", "create-blocks-from", "openmetrics",
+			 (char *)file, (char *)tsdb, NULL };
+
+	if (run_capture(argv) != 0)
+		fail_msg("promtool tsdb create-blocks-from openmetrics %s: %s%s", file, out_text,
+			 err_text);
 }
 
 static inline double promserver_now(void)

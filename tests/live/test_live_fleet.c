@@ -278,9 +278,8 @@ static void gate_judges_two_daemons_equal_cohorts(void **state)
 
 	(void)state;
 	skip_unless_live(skip_all);
-	if (access(PROMSERVER_BIN, X_OK) || !promtool_bin()) {
-		print_message("skipped: no %s or promtool (Debian package prometheus)\n",
-			      PROMSERVER_BIN);
+	if (promserver_missing()) {
+		print_message("skipped: %s\n", promserver_missing());
 		skip();
 	}
 	fleet_start(&fleet, "equal", "psf-eq-base", "psf-eq-new");
@@ -387,9 +386,8 @@ static void gate_fails_a_new_cohort_that_differs(void **state)
 
 	(void)state;
 	skip_unless_live(skip_all);
-	if (access(PROMSERVER_BIN, X_OK) || !promtool_bin()) {
-		print_message("skipped: no %s or promtool (Debian package prometheus)\n",
-			      PROMSERVER_BIN);
+	if (promserver_missing()) {
+		print_message("skipped: %s\n", promserver_missing());
 		skip();
 	}
 	write_file(rules, rules_text, strlen(rules_text));

@@ -60,16 +60,6 @@ static const struct host_spec {
 static struct promserver ps;
 static char skip_why[256];
 
-static void backfill(const char *file, const char *tsdb)
-{
-	char *argv[] = { (char *)promtool_bin(), "tsdb", "create-blocks-from", "openmetrics",
-			 (char *)file, (char *)tsdb, NULL };
-
-	if (run_capture(argv) != 0)
-		fail_msg("promtool tsdb create-blocks-from openmetrics %s: %s%s", file, out_text,
-			 err_text);
-}
-
 /* The profile of host `h`, recorded from `start` to `end`, as a file and backfilled. */
 static void write_host(size_t h, uint64_t start, uint64_t end, const char *file,
 		       const char *tsdb)
@@ -110,7 +100,7 @@ static void write_host(size_t h, uint64_t start, uint64_t end, const char *file,
 	snprintf(om, sizeof(om), "%s.om", file);
 	if (run_capture(argv) != 0)
 		fail_msg("report %s: %s", file, err_text);
-	backfill(om, tsdb);
+	promtool_backfill(om, tsdb);
 }
 
 static int fleet_setup(void **state)
@@ -119,9 +109,8 @@ static int fleet_setup(void **state)
 
 	if (tmpdir_setup(state))
 		return -1;
-	if (!promtool_bin() || access(PROMSERVER_BIN, X_OK)) {
-		snprintf(skip_why, sizeof(skip_why), "no promtool or %s (Debian package "
-			 "prometheus; or set PROMTOOL)", PROMSERVER_BIN);
+	if (promserver_missing()) {
+		snprintf(skip_why, sizeof(skip_why), "%s", promserver_missing());
 		return 0;
 	}
 	snprintf(tsdb, sizeof(tsdb), "%s", tmp_path("tsdb"));

@@ -258,23 +258,19 @@ static double query_at(const struct promserver *ps, const char *at, const char *
 
 static void a_backfilled_profile_gives_back_its_counts_through_increase(void **state)
 {
-	const char *tool = promtool_bin(), *file = tmp_path("build.om"), *tsdb = tmp_path("tsdb");
+	const char *file = tmp_path("build.om"), *tsdb = tmp_path("tsdb");
 	struct promserver ps;
 	char why[PATH_MAX + 128];
 	char *argv[] = { (char *)permscope_bin(), "report", (char *)sample_path(), "--format",
 			 "openmetrics", "--instance", "X", "-o", (char *)file, NULL };
-	char *backfill[] = { (char *)tool, "tsdb", "create-blocks-from", "openmetrics",
-			     (char *)file, (char *)tsdb, NULL };
 
 	(void)state;
-	if (!tool || access(PROMSERVER_BIN, X_OK)) {
-		print_message("no promtool or %s (Debian package prometheus; or set PROMTOOL): "
-			      "skipped\n", PROMSERVER_BIN);
+	if (promserver_missing()) {
+		print_message("%s: skipped\n", promserver_missing());
 		skip();
 	}
 	assert_int_equal(run_capture(argv), 0);
-	if (run_capture(backfill) != 0)
-		fail_msg("promtool tsdb create-blocks-from openmetrics: %s%s", out_text, err_text);
+	promtool_backfill(file, tsdb);
 	if (promserver_start_tsdb(&ps, NULL, tsdb, why, sizeof(why)))
 		fail_msg("%s", why);
 	/*

@@ -119,25 +119,14 @@ static const char gap_host[] =
 	"outcome=\"fast\"} 500 1796032860.000\n"
 	"# EOF\n";
 
-static void backfill(const char *file, const char *tsdb)
-{
-	char *argv[] = { (char *)promtool_bin(), "tsdb", "create-blocks-from", "openmetrics",
-			 (char *)file, (char *)tsdb, NULL };
-
-	if (run_capture(argv) != 0)
-		fail_msg("promtool tsdb create-blocks-from openmetrics %s: %s%s", file, out_text,
-			 err_text);
-}
-
 static int fleet_setup(void **state)
 {
 	char tsdb[PATH_MAX], why[PATH_MAX + 128], err[512], data[PATH_MAX];
 
 	if (tmpdir_setup(state))
 		return -1;
-	if (!promtool_bin() || access(PROMSERVER_BIN, X_OK)) {
-		snprintf(skip_why, sizeof(skip_why), "no promtool or %s (Debian package "
-			 "prometheus; or set PROMTOOL)", PROMSERVER_BIN);
+	if (promserver_missing()) {
+		snprintf(skip_why, sizeof(skip_why), "%s", promserver_missing());
 		return 0;
 	}
 	snprintf(tsdb, sizeof(tsdb), "%s", tmp_path("tsdb"));
@@ -166,10 +155,10 @@ static int fleet_setup(void **state)
 		if (run_capture(argv) != 0)
 			fail_msg("report %s: %s", copy, err_text);
 		/* one backfill a host into the one TSDB: Prometheus reads overlapping blocks */
-		backfill(om, tsdb);
+		promtool_backfill(om, tsdb);
 	}
-	backfill(write_tmp_file("new-reset.om", reset_host), tsdb);
-	backfill(write_tmp_file("gap.om", gap_host), tsdb);
+	promtool_backfill(write_tmp_file("new-reset.om", reset_host), tsdb);
+	promtool_backfill(write_tmp_file("gap.om", gap_host), tsdb);
 	if (promserver_start_tsdb(&ps, NULL, tsdb, why, sizeof(why)))
 		fail_msg("%s", why);
 	return 0;
