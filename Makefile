@@ -21,9 +21,15 @@ LLVM_STRIP ?= llvm-strip
 BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libarchive-dev \
               libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev libsystemd-dev \
               libcurl4-gnutls-dev
-TEST_PKGS  := libcmocka-dev qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio \
-              prometheus openssl git \
-              kmod xz-utils zstd lz4 bzip2 file chromium patch bpftrace strace \
+# What booting a kernel in the test VM needs (tests/vm/run-vm, mkinitramfs,
+# fetch-kernel): QEMU, the guest's busybox and scratch filesystems, the
+# initramfs's cpio, the module tools and decompressors for Debian's
+# kernels, file(1) for a bzImage's release, bpftrace packed into the guest
+# as the other tracer.  tools/permscope-ab needs these (make vm-deps), not
+# the rest of the tests' packages.
+VM_PKGS    := qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod xz-utils zstd \
+              lz4 bzip2 file bpftrace
+TEST_PKGS  := libcmocka-dev $(VM_PKGS) prometheus openssl git chromium patch strace \
               libclang-rt-14-dev bash-completion groff man-db
 # What tests/vm/build-kernel needs to build the VM's kernel from Debian's
 # source: kbuild's tools (bison, flex, bc; libelf for objtool and
@@ -91,7 +97,7 @@ VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/tes
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps kernel-deps kernel-src run test check-layout unit-test live-test vmtest vmtest-src bench bench-vm vmlinux clean help \
+.PHONY: all deps test-deps vm-deps kernel-deps kernel-src run test check-layout unit-test live-test vmtest vmtest-src bench bench-vm vmlinux clean help \
         check-tools
 
 all: permscope
@@ -100,6 +106,8 @@ help:
 	@echo "make            build ./permscope"
 	@echo "make deps       install the Debian packages the build needs (apt-get, root)"
 	@echo "make test-deps  deps + what the tests need (cmocka, QEMU, Chromium, Prometheus)"
+	@echo "make vm-deps    deps + what booting a kernel in the test VM needs (QEMU, busybox)"
+	@echo "make kernel-deps  what building a kernel from source needs (kbuild, pahole, ccache)"
 	@echo "make run        deps + build, record this machine 5 s and print the per-fs report"
 	@echo "make test       test-deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
@@ -133,6 +141,12 @@ deps:
 
 test-deps:
 	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS) $(PKG_PKGS))
+
+# The VM and the kernel build alone, for tools/permscope-ab: no Chromium,
+# no Prometheus.  test-deps is their union with the tests' own (the kernel
+# build aside: make test builds no kernel).
+vm-deps:
+	$(call install_missing,$(BUILD_PKGS) $(VM_PKGS))
 
 kernel-deps:
 	$(call install_missing,$(KERNEL_BUILD_PKGS))

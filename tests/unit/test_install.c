@@ -514,6 +514,64 @@ static void the_package_build_depends_on_the_makefiles_build_packages(void **sta
 	free(control);
 }
 
+/* The packages `make -n TARGET` would install, one a line. */
+static char *packages_of(const char *target)
+{
+	const char *make = find_program("make"), *from, *to;
+	char *argv[] = { (char *)make, "-s", "-n", "-C", (char *)in_tree("."), (char *)target,
+			 NULL };
+	char *list;
+
+	if (!make)
+		fail_msg("no make on $PATH");
+	if (run_capture(argv) != 0)
+		fail_msg("make -n %s: %s", target, err_text);
+	from = strstr(out_text, "for p in ");
+	to = from ? strstr(from, "; do") : NULL;
+	if (!to)
+		fail_msg("make -n %s installs no package list:\n%s", target, out_text);
+	from += strlen("for p in ");
+	/* a line a package, each ended by its newline, as has_line() reads them */
+	assert_true(asprintf(&list, "%.*s\n", (int)(to - from), from) > 0);
+	for (char *c = list; *c; c++)
+		if (*c == ' ')
+			*c = '\n';
+	return list;
+}
+
+/*
+ * tools/permscope-ab installs what booting kernels (make vm-deps) and
+ * building them (make kernel-deps) need, not the tests' Chromium or
+ * Prometheus; make test-deps stays a superset of vm-deps.
+ */
+static void the_ab_installs_the_vm_not_the_tests_packages(void **state)
+{
+	char *vm, *all, *ab;
+
+	(void)state;
+	skip_unless_tree();
+	vm = packages_of("vm-deps");
+	all = packages_of("test-deps");
+	for (const char *p = vm; *p; p += strcspn(p, "\n") + 1) {
+		size_t len = strcspn(p, "\n");
+
+		if (!has_line(all, p, len))
+			fail_msg("vm-deps installs %.*s, test-deps does not", (int)len, p);
+	}
+	assert_true(has_line(vm, "qemu-system-x86", strlen("qemu-system-x86")));
+	assert_true(has_line(vm, "busybox-static", strlen("busybox-static")));
+	assert_false(has_line(vm, "chromium", strlen("chromium")));
+	assert_false(has_line(vm, "prometheus", strlen("prometheus")));
+	assert_false(has_line(vm, "libcmocka-dev", strlen("libcmocka-dev")));
+	ab = slurp(in_tree("tools/permscope-ab"), NULL);
+	assert_non_null(ab);
+	assert_contains(ab, "deps=vm-deps");
+	assert_not_contains(ab, "test-deps");
+	free(ab);
+	free(vm);
+	free(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +582,7 @@ int main(void)
 		cmocka_unit_test(the_defaults_file_names_only_options_the_daemon_has),
 		cmocka_unit_test(the_example_rules_parse_and_judge),
 		cmocka_unit_test(the_package_build_depends_on_the_makefiles_build_packages),
+		cmocka_unit_test(the_ab_installs_the_vm_not_the_tests_packages),
 	};
 
 	return cmocka_run_group_tests_name("install", tests, setup, tmpdir_teardown);
