@@ -181,6 +181,78 @@ static void key_follows_the_patches_their_order_and_the_config(void **state)
 	free(stock), free(again), free(patched), free(both), free(swapped), free(other);
 }
 
+/* build-kernel --key TREE (the fake tree's copy at TREE): malloc'ed. */
+static char *tree_key(const char *tree)
+{
+	assert_int_equal(build_kernel("--key", tree, NULL), 0);
+	assert_int_equal(strlen(out_text), 17);
+	return strdup(out_text);
+}
+
+/* git -C TREE ARGS... (NULL-terminated): fails the test when git does. */
+static void git_in(const char *tree, const char *first, ...)
+{
+	char *argv[16];
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = (char *)find_program("git");
+	argv[n++] = "-C";
+	argv[n++] = (char *)tree;
+	argv[n++] = "-c";
+	argv[n++] = "user.name=t";
+	argv[n++] = "-c";
+	argv[n++] = "user.email=t@t";
+	va_start(ap, first);
+	for (const char *a = first; a && n < 15; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	if (run_capture(argv) != 0)
+		fail_msg("git %s: %s", first, err_text);
+}
+
+/*
+ * A local tree's key follows what it holds: without git, an edit (its size
+ * or time) is a new key; with git, a commit, an uncommitted edit and a new
+ * untracked file each are, and undoing the edit gives the key back.
+ */
+static void key_follows_a_local_trees_commits_and_edits(void **state)
+{
+	char tree[PATH_MAX], *k0, *k1, *kg, *kd, *ku, *kc;
+	char *cp[] = { "/bin/cp", "-a", (char *)tmp_path("linux"), tree, NULL };
+
+	(void)state;
+	if (!find_program("git")) {
+		print_message("skipped: no git (Debian package git)\n");
+		skip();
+	}
+	snprintf(tree, sizeof(tree), "%s", tmp_path("linux-git"));
+	assert_int_equal(run_capture(cp), 0);
+	k0 = tree_key(tree);
+	write_tmp_file("linux-git/fs/namei.c", "/* edited */\n");
+	k1 = tree_key(tree);
+	assert_string_not_equal(k0, k1);
+	git_in(tree, "init", "-q", NULL);
+	git_in(tree, "add", "-A", NULL);
+	git_in(tree, "commit", "-q", "-m", "base", NULL);
+	kg = tree_key(tree);
+	write_tmp_file("linux-git/fs/namei.c", "/* edited again */\n");
+	kd = tree_key(tree);
+	assert_string_not_equal(kg, kd);
+	git_in(tree, "checkout", "-q", "--", "fs/namei.c", NULL);
+	assert_string_equal(tree_key(tree), kg);
+	write_tmp_file("linux-git/fs/new.c", "int x;\n");
+	ku = tree_key(tree);
+	assert_string_not_equal(kg, ku);
+	git_in(tree, "add", "-A", NULL);
+	git_in(tree, "commit", "-q", "-m", "new file", NULL);
+	kc = tree_key(tree);
+	assert_string_not_equal(kc, kg);
+	assert_string_not_equal(kc, ku); /* the same files, but another HEAD */
+	free(k0), free(k1), free(kg), free(kd), free(ku), free(kc);
+}
+
 static void patched_tree_starts_from_a_finished_stock_build(void **state)
 {
 	char *stock = key_of(NULL, NULL), path[PATH_MAX], copy[PATH_MAX];
@@ -273,9 +345,12 @@ static void permscope_ab_refuses_bad_usage_and_bad_patches_before_any_build(void
 	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), tmp_path("good.patch"),
 				      "--mode", "uprobe", NULL), 2);
 	assert_contains(err_text, "unknown mode 'uprobe'");
+	/* every workload ends in a comparison of its mixed runs: --html goes with any */
 	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), tmp_path("good.patch"),
-				      "--workload", "exec", "--html", tmp_path("ab.html"), NULL), 2);
-	assert_contains(err_text, "--html compares the mixed workload");
+				      "--workload", "exec", "--html", tmp_path("nodir/ab.html"), NULL),
+			 2);
+	assert_contains(err_text, "directory");
+	assert_contains(err_text, "nodir does not exist");
 	assert_int_equal(permscope_ab("--patched", tmp_path("linux"), "--stock", tmp_path("linux"),
 				      NULL), 2);
 	assert_contains(err_text, "the same kernel with the same patches");
@@ -294,6 +369,7 @@ int main(void)
 		cmocka_unit_test(patches_apply_in_the_order_given),
 		cmocka_unit_test(patch_that_does_not_apply_names_file_and_hunk_and_leaves_no_tree),
 		cmocka_unit_test(key_follows_the_patches_their_order_and_the_config),
+		cmocka_unit_test(key_follows_a_local_trees_commits_and_edits),
 		cmocka_unit_test(patched_tree_starts_from_a_finished_stock_build),
 		cmocka_unit_test(check_tries_the_series_without_making_a_tree),
 		cmocka_unit_test(permscope_ab_refuses_bad_usage_and_bad_patches_before_any_build),

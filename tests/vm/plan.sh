@@ -18,10 +18,17 @@ want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
 modes_in() { for m; do case " $MODES " in *" $m "*) echo "$m" ;; esac; done; }
 mode_opt() { [ "$1" = default ] || echo "--mode $1"; }
 
+# "== NAME" into plan.log, and "permscope-vm: workload NAME" on the
+# console as it starts, where tests/vm/run-vm prints it with the time
+# (plan.log comes back only at the end).
+step() {
+	echo "== $1"
+	echo "permscope-vm: workload $1" > /dev/console 2>/dev/null || true
+}
 rec() { # rec NAME FAMILIES [record options] -- WORKLOAD...
 	name=$1 families=$2
 	shift 2
-	echo "== $name"
+	step "$name"
 	$P record -q --families "$families" -o "/out/$name.json" "$@" ||
 		echo "permscope-vm: recording $name failed with $?"
 }
@@ -156,7 +163,7 @@ fi
 # test_vm_dashboard.c replays the two to a real Prometheus, so that the
 # dashboard's lookup rates have an increase to show.
 if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
-	echo "== daemon"
+	step daemon
 	mkdir -p /tmp/psd
 	$P daemon --interval 1 --state-dir /tmp/psd --listen 127.0.0.1:23649 \
 		--families lookup --comm workload 2> /out/daemon.stderr &
@@ -181,20 +188,31 @@ if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	echo "$status" > /out/daemon-status.txt
 fi
 
-# All three families at once, twice, so gate's default rules have a whole
-# kernel to judge and two runs of it to compare.  Each rule has calls to
+# Every family of WORKLOADS at once (all three by default), twice, so
+# gate's rules have a whole kernel to judge and two runs of it to compare,
+# whatever tools/permscope-ab's --workload records.  Each rule has calls to
 # judge: the stat loops include directories that must not be skipped (0750,
 # an ACL: lookup.violations), and access() runs with a capability cleared
 # too (access.unsafe).
-if want lookup && want access && want exec && grep -q " /mnt/tmpfs " /proc/mounts; then
-	for i in 1 2; do
-		rec "mixed-$i" lookup,access,exec -- /bin/sh -c \
-			"$W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file &&
+mixed_families="" mixed_work=""
+if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
+	mixed_families=lookup
+	mixed_work="$W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file &&
 			$W stat 200 /mnt/tmpfs/0750/d1/d2/d3/d4/d5/d6/file &&
-			$W stat 200 /mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6/file &&
-			$W access 500 && $W access-dropcap 200 && $W exec-missing 100"
-	done
+			$W stat 200 /mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6/file"
 fi
+if want access; then
+	mixed_families=${mixed_families:+$mixed_families,}access
+	mixed_work="${mixed_work:+$mixed_work && }$W access 500 && $W access-dropcap 200"
+fi
+if want exec; then
+	mixed_families=${mixed_families:+$mixed_families,}exec
+	mixed_work="${mixed_work:+$mixed_work && }$W exec-missing 100"
+fi
+for i in 1 2; do
+	[ -n "$mixed_families" ] || break
+	rec "mixed-$i" "$mixed_families" -- /bin/sh -c "$mixed_work"
+done
 
 # access: default creds, then one capability cleared from the effective set.
 # exec: a $PATH search with the program in the 7th of 7 entries (6 ENOENT
@@ -230,7 +248,7 @@ load_case() {
 	done
 	# verify under the same load, in the default mode: a verdict, not 3.
 	for mode in $(modes_in default); do
-		echo "== verify-load-$mode"
+		step "verify-load-$mode"
 		status=0
 		$P verify -q -o "/out/verify-load-$mode.json" --families lookup,access,exec -- \
 			$W load "${LOAD_SECONDS:-4}" 8 2 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file \
@@ -248,21 +266,35 @@ fi
 # $PATH search and missing-path execs.  The verdict (JSON, and the text
 # tools/permscope-ab prints) and its exit status go to /out; a kernel that
 # broke an invariant exits 1 with samples.
-if want lookup && want access && want exec; then
-	echo "== verify"
-	work=""
+# Of the families of WORKLOADS only (tools/permscope-ab's --workload), and
+# in the default mode when MODES asks for tracepoint alone (lookup has no
+# tracepoint mode, and verify's samples come from the function hooks).
+verify_families="" work=""
+if want lookup; then
+	verify_families=lookup
 	for fs in tmpfs ext4 btrfs; do
 		grep -q " /mnt/$fs " /proc/mounts || continue
 		for variant in base acl 0711 0750; do
 			work="$work $W stat 500 /mnt/$fs/$variant/d1/d2/d3/d4/d5/d6/file;"
 		done
 	done
-	for mode in $(modes_in default fentry kprobe); do
+fi
+if want access; then
+	verify_families=${verify_families:+$verify_families,}access
+	work="$work $W access 500; $W access-dropcap 500;"
+fi
+if want exec; then
+	verify_families=${verify_families:+$verify_families,}exec
+	work="$work $W exec-path 100 ps-noop; $W exec-missing 100;"
+fi
+verify_modes=$(modes_in default fentry kprobe)
+[ -n "$verify_modes" ] || verify_modes=default
+if [ -n "$verify_families" ]; then
+	step verify
+	for mode in $verify_modes; do
 		status=0
 		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -o /out/verify-$mode.json \
-			--families lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$work
-				$W access 500 && $W access-dropcap 500 &&
-				$W exec-path 100 ps-noop && $W exec-missing 100" \
+			--families "$verify_families" $(mode_opt $mode) -- /bin/sh -c "$work" \
 			> /out/verify-$mode.txt 2> /out/verify-$mode.stderr || status=$?
 		echo "$status" > /out/verify-$mode-status.txt
 	done
