@@ -184,6 +184,46 @@ static void faccessat_unsafe_fails_access_unsafe_and_verify(void **state)
 	assert_int_equal(verify_finds(c, "patched", "default", 1, "access.unsafe"), 500);
 }
 
+/*
+ * The same kernel recorded for access alone (--workload access): still a
+ * verdict, on the rules of the family recorded.  The others are named as
+ * not judged here, not failed, and permscope-ab exits 1 with the rule.
+ */
+static void a_focused_ab_gives_the_verdict_of_its_family(void **state)
+{
+	const char *c = "faccessat-unsafe-access-only";
+	json_t *g, *rule;
+	char path[PATH_MAX + 64], *text;
+	size_t i;
+
+	(void)state;
+	need(c);
+	assert_int_equal(ab_status(c), 1);
+	g = load_json(c, "gate.json");
+	assert_int_equal(json_array_size(json_object_get(g, "rules")), 2);
+	json_array_foreach(json_object_get(g, "rules"), i, rule) {
+		const char *m = json_string_value(json_object_get(rule, "metric"));
+
+		assert_string_equal(json_string_value(json_object_get(rule, "verdict")),
+				    !strcmp(m, "access.unsafe") ? "fail" : "pass");
+	}
+	json_decref(g);
+	snprintf(path, sizeof(path), "%s/%s/ab.stderr", controls, c);
+	text = slurp(path, NULL);
+	assert_non_null(text);
+	assert_contains(text, "gate: not judged here: exec.enoent_early_share");
+	assert_contains(text, "--workload access records no lookup");
+	free(text);
+	snprintf(path, sizeof(path), "%s/%s/ab.txt", controls, c);
+	text = slurp(path, NULL);
+	assert_non_null(text);
+	assert_contains(text, "FAIL  access.unsafe");
+	assert_contains(text, "verify  patched  VIOLATION");
+	free(text);
+	stock_side_is_clean(c);
+	assert_int_equal(verify_finds(c, "patched", "default", 1, "access.unsafe"), 500);
+}
+
 /* A cred allocated on every call: the fast path lost, nothing wrong. */
 static void faccessat_always_allocate_fails_avoidable_per_call_only(void **state)
 {
@@ -242,6 +282,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(faccessat_unsafe_fails_access_unsafe_and_verify),
+		cmocka_unit_test(a_focused_ab_gives_the_verdict_of_its_family),
 		cmocka_unit_test(faccessat_always_allocate_fails_avoidable_per_call_only),
 		cmocka_unit_test(exec_enoent_after_mm_fails_enoent_early_share_only),
 		cmocka_unit_test(lookup_ignore_mode_fails_lookup_violations_and_verify),
