@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tools/permscope-bisect's bisection, its messages and its exit statuses,
+ * without a kernel: the series is five patches on a fake "kernel tree"
+ * (tests/vm/build-kernel --check tries them for real) and PERMSCOPE_AB
+ * names a stub A/B that boots nothing and writes what permscope-ab would:
+ * OUT/gate.json, each side's verify-default.json and .txt.  Its gate fails
+ * from $STUB_BAD patches on.  The real bisection of a real series, with
+ * kernels built and booted, is measured in docs/vm.md ("Bisecting a
+ * series").
+ */
+#include "testutil.h"
+
+#include <sys/stat.h>
+
+static const char *script = "tools/permscope-bisect";
+
+/*
+ * The stub A/B.  Its gate fails from STUB_BAD patches on, has no verdict
+ * at STUB_NOVERDICT patches; its VM fails at STUB_CRASH patches; the stock
+ * kernel's verify says STUB_STOCK (clean by default).  Each call appends
+ * its number of patches to STUB_LOG.
+ */
+static const char stub[] =
+	"#!/bin/sh\n"
+	"out= k=0 counting=0\n"
+	"while [ $# -gt 0 ]; do\n"
+	"\tcase $1 in\n"
+	"\t--patched) counting=1; shift 2; continue ;;\n"
+	"\t--out) out=$2; shift 2; counting=0; continue ;;\n"
+	"\t--*) counting=0 ;;\n"
+	"\t*) [ $counting = 0 ] || k=$((k + 1)) ;;\n"
+	"\tesac\n"
+	"\tshift\n"
+	"done\n"
+	"echo $k >> \"$STUB_LOG\"\n"
+	"echo \"Booting both kernels in QEMU (stub)\"\n"
+	"mkdir -p \"$out/stock/results\" \"$out/patched/results\"\n"
+	"if [ \"$k\" -ge \"${STUB_BAD:-99}\" ]; then v=fail s=1; else v=pass s=0; fi\n"
+	"[ \"$k\" != \"${STUB_NOVERDICT:-x}\" ] || { v=no-verdict s=3; }\n"
+	"[ \"$k\" != \"${STUB_CRASH:-x}\" ] || { echo \"Error: permscope-ab: the patched VM failed\"; exit 1; }\n"
+	"r=null; [ $v != no-verdict ] || r='\"no event on the base side\"'\n"
+	"printf '{\\n  \"format\": \"permscope-gate/2\",\\n  \"verdict\": \"%s\",\\n"
+	"  \"exit_status\": %d,\\n  \"base\": {\\n    \"build\": {\\n"
+	"      \"version\": \"0.1.0\"\\n    }\\n  },\\n  \"rules\": [\\n    {\\n"
+	"      \"rule\": \"access.unsafe == 0\",\\n      \"metric\": \"access.unsafe\",\\n"
+	"      \"new\": 200.0,\\n      \"base\": 0.0,\\n      \"verdict\": \"%s\",\\n"
+	"      \"reason\": %s\\n    }\\n  ]\\n}\\n' $v $s $v \"$r\" > \"$out/gate.json\"\n"
+	"printf '{\\n  \"verdict\": \"%s\",\\n  \"exit_status\": 0,\\n}\\n' \"${STUB_STOCK:-clean}\" "
+	"> \"$out/stock/results/verify-default.json\"\n"
+	"printf 'VIOLATION  access.unsafe: in the stock kernel\\nVerdict: VIOLATION\\n' "
+	"> \"$out/stock/results/verify-default.txt\"\n"
+	"printf 'permscope verify\\n\\nVIOLATION  access.unsafe: %d patches\\n    42 workload\\n\\n"
+	"Verdict: VIOLATION, an invariant broke (exit 1)\\n' $k > \"$out/patched/results/verify-default.txt\"\n"
+	"exit $s\n";
+
+/* Patch N of the series: fs/fN.c's line changes, with a folded Subject. */
+static void write_patch(const char *dir, int n, char *mbox, size_t len)
+{
+	char name[PATH_MAX], text[1024];
+
+	snprintf(text, sizeof(text),
+		 "From %040d Mon Sep 17 00:00:00 2001\n"
+		 "From: A Tester <tester@example.org>\n"
+		 "Subject: [PATCH %d/5] fs/f%d: number\n the variable\n\n"
+		 "Patch %d.\n---\n"
+		 "diff --git a/fs/f%d.c b/fs/f%d.c\n--- a/fs/f%d.c\n+++ b/fs/f%d.c\n"
+		 "@@ -1 +1 @@\n-int f%d;\n+int f%d = %d;\n-- \n2.39.5\n\n",
+		 n, n, n, n, n, n, n, n, n, n, n);
+	snprintf(name, sizeof(name), "%s/%04d-fs-f%d-number-the-variable.patch", dir, n, n);
+	write_file(name, text, strlen(text));
+	strncat(mbox, text, len - strlen(mbox) - 1);
+}
+
+static int setup(void **state)
+{
+	static char mbox[8192];
+	char path[64], text[64];
+
+	if (tmpdir_setup(state))
+		return -1;
+	if (mkdir(tmp_path("linux"), 0755) || mkdir(tmp_path("linux/fs"), 0755) ||
+	    mkdir(tmp_path("linux/scripts"), 0755) || mkdir(tmp_path("linux/scripts/kconfig"), 0755) ||
+	    mkdir(tmp_path("series"), 0755))
+		return -1;
+	write_tmp_file("linux/Makefile", "# not a kernel\n");
+	for (int n = 1; n <= 5; n++) {
+		snprintf(path, sizeof(path), "linux/fs/f%d.c", n);
+		snprintf(text, sizeof(text), "int f%d;\n", n);
+		write_tmp_file(path, text);
+		write_patch(tmp_path("series"), n, mbox, sizeof(mbox));
+	}
+	write_tmp_file("series.mbox", mbox);
+	write_tmp_file("ab-stub", stub);
+	if (chmod(tmp_path("ab-stub"), 0755))
+		return -1;
+	setenv("PERMSCOPE_AB", tmp_path("ab-stub"), 1);
+	setenv("STUB_LOG", tmp_path("stub.log"), 1);
+	setenv("BUILD_KERNEL_CACHE", tmp_path("cache"), 1);
+	return 0;
+}
+
+/* permscope-bisect --stock the fake tree SERIES --out OUT [MORE] */
+static int bisect(const char *series, const char *more)
+{
+	char *argv[] = { (char *)script, "--stock", (char *)tmp_path("linux"), (char *)series,
+			 "--out", (char *)tmp_path("out"), (char *)more, NULL };
+
+	unlink(tmp_path("stub.log"));
+	remove_tree(tmp_path("out"));
+	return run_capture(argv);
+}
+
+/* The numbers of patches the stub A/B was run with, one a line. */
+static char *ab_runs(void)
+{
+	char *text = slurp(tmp_path("stub.log"), NULL);
+
+	return text ? text : strdup("");
+}
+
+static void culprit_in_the_middle_is_found_in_three_ab_runs(void **state)
+{
+	char *runs;
+
+	(void)state;
+	setenv("STUB_BAD", "3", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 1);
+	assert_contains(out_text, "5 patches on");
+	assert_contains(out_text, "at most 4 steps");
+	assert_contains(out_text, "step 1/4: 5 patches (0005-fs-f5-number-the-variable.patch: "
+				  "fs/f5: number the variable): build 0 s, A/B 0 s: FAIL (access.unsafe)\n");
+	assert_contains(out_text, "step 2/4: 2 patches (0002-fs-f2-number-the-variable.patch: "
+				  "fs/f2: number the variable): build 0 s, A/B 0 s: PASS\n");
+	assert_contains(out_text, "step 3/4: 3 patches (0003-fs-f3-number-the-variable.patch: "
+				  "fs/f3: number the variable): build 0 s, A/B 0 s: FAIL (access.unsafe)\n");
+	assert_not_contains(out_text, "step 4/4");
+	assert_contains(out_text, "culprit: patch 3 of 5, 0003-fs-f3-number-the-variable.patch\n");
+	assert_contains(out_text, "  subject: fs/f3: number the variable\n");
+	assert_contains(out_text, "2 patches pass");
+	assert_contains(out_text, "access.unsafe  access.unsafe == 0: new 200.0, base 0.0\n");
+	/* verify's samples come from the culprit's own step, not the full series */
+	assert_contains(out_text, "step-3/patched/results/verify-default.txt):\n");
+	assert_contains(out_text, "    VIOLATION  access.unsafe: 3 patches\n        42 workload\n");
+	assert_contains(out_text, "Verdict: VIOLATION, an invariant broke");
+	runs = ab_runs();
+	assert_string_equal(runs, "5\n2\n3\n");
+	free(runs);
+	/* each step's A/B has its own directory and log */
+	assert_int_equal(access(tmp_path("out/step-full/ab.log"), F_OK), 0);
+	assert_int_equal(access(tmp_path("out/step-2/gate.json"), F_OK), 0);
+	assert_int_equal(access(tmp_path("out/step-3/ab.log"), F_OK), 0);
+	unsetenv("STUB_BAD");
+}
+
+static void every_position_of_the_culprit_is_found(void **state)
+{
+	char want[64];
+
+	(void)state;
+	for (int bad = 1; bad <= 5; bad++) {
+		snprintf(want, sizeof(want), "%d", bad);
+		setenv("STUB_BAD", want, 1);
+		assert_int_equal(bisect(tmp_path("series"), NULL), 1);
+		snprintf(want, sizeof(want), "culprit: patch %d of 5, %04d-", bad, bad);
+		assert_contains(out_text, want);
+	}
+	/* the first patch: only the stock kernel passes, by assumption */
+	setenv("STUB_BAD", "1", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 1);
+	assert_contains(out_text, "the stock kernel passes (assumed");
+	unsetenv("STUB_BAD");
+}
+
+static void series_that_passes_is_said_plainly_after_one_ab(void **state)
+{
+	char *runs;
+
+	(void)state;
+	assert_int_equal(bisect(tmp_path("series"), NULL), 0);
+	assert_contains(out_text, "step 1/4: 5 patches");
+	assert_contains(out_text, ": PASS\nthe series passes: nothing to bisect\n");
+	runs = ab_runs();
+	assert_string_equal(runs, "5\n");
+	free(runs);
+}
+
+static void stock_kernel_that_already_fails_verify_blames_no_patch(void **state)
+{
+	(void)state;
+	setenv("STUB_BAD", "2", 1);
+	setenv("STUB_STOCK", "violation", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 5);
+	assert_contains(out_text, "the stock kernel already fails verify: no patch to blame\n");
+	assert_contains(out_text, "VIOLATION  access.unsafe: in the stock kernel");
+	assert_not_contains(out_text, "culprit");
+	unsetenv("STUB_STOCK");
+	unsetenv("STUB_BAD");
+}
+
+static void step_without_verdict_stops_the_bisection(void **state)
+{
+	char *runs;
+
+	(void)state;
+	setenv("STUB_BAD", "4", 1);
+	setenv("STUB_NOVERDICT", "2", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 3);
+	assert_contains(out_text, "step 2/4: 2 patches");
+	assert_contains(out_text, ": NO VERDICT\n  no verdict: access.unsafe  access.unsafe == 0: "
+				  "new 200.0, base 0.0 (no event on the base side)\n");
+	assert_contains(err_text, "Error: permscope-bisect: step 2 (2 patches, ");
+	assert_contains(err_text, "the gate had no verdict");
+	assert_not_contains(out_text, "culprit");
+	runs = ab_runs();
+	assert_string_equal(runs, "5\n2\n");
+	free(runs);
+	unsetenv("STUB_NOVERDICT");
+	unsetenv("STUB_BAD");
+}
+
+static void failed_vm_is_not_a_verdict(void **state)
+{
+	(void)state;
+	setenv("STUB_BAD", "4", 1);
+	setenv("STUB_CRASH", "2", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 4);
+	assert_contains(out_text, "step 2/4: 2 patches");
+	assert_contains(out_text, ": ERROR\n");
+	assert_contains(err_text, "Error: permscope-ab: the patched VM failed");
+	assert_contains(err_text, "step 2 (2 patches): the A/B failed (exit 1)");
+	unsetenv("STUB_CRASH");
+	unsetenv("STUB_BAD");
+}
+
+static void mbox_is_split_into_numbered_patches(void **state)
+{
+	(void)state;
+	setenv("STUB_BAD", "4", 1);
+	assert_int_equal(bisect(tmp_path("series.mbox"), NULL), 1);
+	assert_contains(err_text, "split into 5 patch(es)");
+	assert_contains(out_text, "culprit: patch 4 of 5, 0004-fs-f4-number-the-variable.patch\n");
+	assert_int_equal(access(tmp_path("out/series/0004-fs-f4-number-the-variable.patch"), F_OK), 0);
+	unsetenv("STUB_BAD");
+}
+
+static void bad_usage_and_bad_patches_stop_before_any_ab(void **state)
+{
+	char *argv[] = { (char *)script, (char *)tmp_path("series"), NULL };
+	char *none[] = { (char *)script, "--stock", (char *)tmp_path("linux"), NULL };
+
+	(void)state;
+	unlink(tmp_path("stub.log"));
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "Error: permscope-bisect: --stock SRC is needed");
+	assert_int_equal(run_capture(none), 2);
+	assert_contains(err_text, "SERIES is needed");
+	assert_int_equal(bisect(tmp_path("series"), "--workload"), 2);
+	assert_contains(err_text, "--workload needs a value");
+	assert_int_equal(bisect(tmp_path("missing"), NULL), 2);
+	assert_contains(err_text, "no such file or directory");
+	/* a cover letter is skipped; a patch that does not apply stops all */
+	write_tmp_file("series/0000-cover-letter.patch", "Subject: [PATCH 0/5] five\n\nfive\n");
+	write_tmp_file("series/0006-stale.patch",
+		       "--- a/fs/f1.c\n+++ b/fs/f1.c\n@@ -1 +1 @@\n-int f1;\n+int f1 = 6;\n");
+	assert_int_equal(bisect(tmp_path("series"), NULL), 2);
+	assert_contains(err_text, "skipping 0000-cover-letter.patch");
+	assert_contains(err_text, "0006-stale.patch does not apply");
+	assert_int_equal(access(tmp_path("stub.log"), F_OK), -1);
+	unlink(tmp_path("series/0000-cover-letter.patch"));
+	unlink(tmp_path("series/0006-stale.patch"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(culprit_in_the_middle_is_found_in_three_ab_runs),
+		cmocka_unit_test(every_position_of_the_culprit_is_found),
+		cmocka_unit_test(series_that_passes_is_said_plainly_after_one_ab),
+		cmocka_unit_test(stock_kernel_that_already_fails_verify_blames_no_patch),
+		cmocka_unit_test(step_without_verdict_stops_the_bisection),
+		cmocka_unit_test(failed_vm_is_not_a_verdict),
+		cmocka_unit_test(mbox_is_split_into_numbered_patches),
+		cmocka_unit_test(bad_usage_and_bad_patches_stop_before_any_ab),
+	};
+
+	return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+}
