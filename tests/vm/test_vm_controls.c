@@ -224,6 +224,41 @@ static void a_focused_ab_gives_the_verdict_of_its_family(void **state)
 	assert_int_equal(verify_finds(c, "patched", "default", 1, "access.unsafe"), 500);
 }
 
+/*
+ * tools/permscope-ab bisect on tests/vm/patches/series-unsafe (five
+ * patches, the third the unsafe control): the full series fails, two
+ * patches pass, three fail, and the third is named with its rule and
+ * verify's samples; three A/Bs.
+ */
+static void bisect_names_the_third_patch_of_the_series(void **state)
+{
+	const char *c = "series-unsafe";
+	char path[PATH_MAX + 64], *text;
+	int steps = 0;
+
+	(void)state;
+	need(c);
+	assert_int_equal(ab_status(c), 1);
+	snprintf(path, sizeof(path), "%s/%s/ab.txt", controls, c);
+	text = slurp(path, NULL);
+	assert_non_null(text);
+	for (const char *l = text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		steps += !strncmp(l, "step ", 5);
+	if (steps != 3)
+		fail_msg("%s: %d A/B steps, expected 3:\n%s", c, steps, text);
+	assert_contains(text, "step 1/4: 5 patches (0005-");
+	assert_contains(text, "step 2/4: 2 patches (0002-");
+	assert_contains(text, "step 3/4: 3 patches (0003-");
+	assert_contains(text, ": FAIL (access.unsafe)\nstep 2/4");
+	assert_contains(text, ": PASS\nstep 3/4");
+	assert_contains(text, "culprit: patch 3 of 5, 0003-");
+	assert_contains(text, "  subject: fs/open: faccessat never overrides creds");
+	assert_contains(text, "    access.unsafe  access.unsafe == 0: new ");
+	assert_contains(text, "VIOLATION  access.unsafe: 500 access() calls skipped the cred "
+			"override");
+	free(text);
+}
+
 /* A cred allocated on every call: the fast path lost, nothing wrong. */
 static void faccessat_always_allocate_fails_avoidable_per_call_only(void **state)
 {
@@ -283,6 +318,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(faccessat_unsafe_fails_access_unsafe_and_verify),
 		cmocka_unit_test(a_focused_ab_gives_the_verdict_of_its_family),
+		cmocka_unit_test(bisect_names_the_third_patch_of_the_series),
 		cmocka_unit_test(faccessat_always_allocate_fails_avoidable_per_call_only),
 		cmocka_unit_test(exec_enoent_after_mm_fails_enoent_early_share_only),
 		cmocka_unit_test(lookup_ignore_mode_fails_lookup_violations_and_verify),
