@@ -12,6 +12,12 @@ WORKLOADS=${WORKLOADS:-lookup access exec tracers} # tools/permscope-ab narrows 
 # `default` is no --mode: the mode permscope picks for this kernel.
 MODES=${MODES:-default fentry kprobe tracepoint}
 want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
+# The families WORKLOADS names, comma-separated: what the mixed runs and
+# verify record (all three unless tools/permscope-ab's --workload narrows).
+wanted=""
+for f in lookup access exec; do
+	want $f && wanted=${wanted:+$wanted,}$f
+done
 # The modes of MODES among the given ones: the cases written for the
 # default, fentry and kprobe run in those tools/permscope-ab asks for
 # (--mode) and no other.
@@ -194,24 +200,15 @@ fi
 # judge: the stat loops include directories that must not be skipped (0750,
 # an ACL: lookup.violations), and access() runs with a capability cleared
 # too (access.unsafe).
-mixed_families="" mixed_work=""
-if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
-	mixed_families=lookup
-	mixed_work="$W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file &&
-			$W stat 200 /mnt/tmpfs/0750/d1/d2/d3/d4/d5/d6/file &&
-			$W stat 200 /mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6/file"
-fi
-if want access; then
-	mixed_families=${mixed_families:+$mixed_families,}access
-	mixed_work="${mixed_work:+$mixed_work && }$W access 500 && $W access-dropcap 200"
-fi
-if want exec; then
-	mixed_families=${mixed_families:+$mixed_families,}exec
-	mixed_work="${mixed_work:+$mixed_work && }$W exec-missing 100"
-fi
+mixed_work="true"
+! want lookup || mixed_work="$mixed_work && $W stat 2000 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file &&
+	$W stat 200 /mnt/tmpfs/0750/d1/d2/d3/d4/d5/d6/file &&
+	$W stat 200 /mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6/file"
+! want access || mixed_work="$mixed_work && $W access 500 && $W access-dropcap 200"
+! want exec || mixed_work="$mixed_work && $W exec-missing 100"
 for i in 1 2; do
-	[ -n "$mixed_families" ] || break
-	rec "mixed-$i" "$mixed_families" -- /bin/sh -c "$mixed_work"
+	[ -n "$wanted" ] || break
+	rec "mixed-$i" "$wanted" -- /bin/sh -c "$mixed_work"
 done
 
 # access: default creds, then one capability cleared from the effective set.
@@ -269,9 +266,8 @@ fi
 # Of the families of WORKLOADS only (tools/permscope-ab's --workload), and
 # in the default mode when MODES asks for tracepoint alone (lookup has no
 # tracepoint mode, and verify's samples come from the function hooks).
-verify_families="" work=""
+work=""
 if want lookup; then
-	verify_families=lookup
 	for fs in tmpfs ext4 btrfs; do
 		grep -q " /mnt/$fs " /proc/mounts || continue
 		for variant in base acl 0711 0750; do
@@ -279,22 +275,16 @@ if want lookup; then
 		done
 	done
 fi
-if want access; then
-	verify_families=${verify_families:+$verify_families,}access
-	work="$work $W access 500; $W access-dropcap 500;"
-fi
-if want exec; then
-	verify_families=${verify_families:+$verify_families,}exec
-	work="$work $W exec-path 100 ps-noop; $W exec-missing 100;"
-fi
+! want access || work="$work $W access 500; $W access-dropcap 500;"
+! want exec || work="$work $W exec-path 100 ps-noop; $W exec-missing 100;"
 verify_modes=$(modes_in default fentry kprobe)
 [ -n "$verify_modes" ] || verify_modes=default
-if [ -n "$verify_families" ]; then
+if [ -n "$wanted" ]; then
 	step verify
 	for mode in $verify_modes; do
 		status=0
 		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -o /out/verify-$mode.json \
-			--families "$verify_families" $(mode_opt $mode) -- /bin/sh -c "$work" \
+			--families "$wanted" $(mode_opt $mode) -- /bin/sh -c "$work" \
 			> /out/verify-$mode.txt 2> /out/verify-$mode.stderr || status=$?
 		echo "$status" > /out/verify-$mode-status.txt
 	done
