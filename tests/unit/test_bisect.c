@@ -259,6 +259,13 @@ static void bad_usage_and_bad_patches_stop_before_any_ab(void **state)
 	assert_contains(err_text, "--workload needs a value");
 	assert_int_equal(bisect(tmp_path("missing"), NULL), 2);
 	assert_contains(err_text, "no such file or directory");
+	{
+		char *mode[] = { (char *)script, "--stock", (char *)tmp_path("linux"),
+				 (char *)tmp_path("series"), "--mode", "uprobe", NULL };
+
+		assert_int_equal(run_capture(mode), 2);
+		assert_contains(err_text, "unknown mode 'uprobe'");
+	}
 	/* a cover letter is skipped; a patch that does not apply stops all */
 	write_tmp_file("series/0000-cover-letter.patch", "Subject: [PATCH 0/5] five\n\nfive\n");
 	write_tmp_file("series/0006-stale.patch",
