@@ -219,7 +219,7 @@ static void git_in(const char *tree, const char *first, ...)
  */
 static void key_follows_a_local_trees_commits_and_edits(void **state)
 {
-	char tree[PATH_MAX], *k0, *k1, *kg, *kd, *ku, *kc;
+	char tree[PATH_MAX], *k0, *k1, *kg, *kd, *k0b, *ku, *kc;
 	char *cp[] = { "/bin/cp", "-a", (char *)tmp_path("linux"), tree, NULL };
 
 	(void)state;
@@ -241,7 +241,8 @@ static void key_follows_a_local_trees_commits_and_edits(void **state)
 	kd = tree_key(tree);
 	assert_string_not_equal(kg, kd);
 	git_in(tree, "checkout", "-q", "--", "fs/namei.c", NULL);
-	assert_string_equal(tree_key(tree), kg);
+	k0b = tree_key(tree);
+	assert_string_equal(k0b, kg);
 	write_tmp_file("linux-git/fs/new.c", "int x;\n");
 	ku = tree_key(tree);
 	assert_string_not_equal(kg, ku);
@@ -250,7 +251,7 @@ static void key_follows_a_local_trees_commits_and_edits(void **state)
 	kc = tree_key(tree);
 	assert_string_not_equal(kc, kg);
 	assert_string_not_equal(kc, ku); /* the same files, but another HEAD */
-	free(k0), free(k1), free(kg), free(kd), free(ku), free(kc);
+	free(k0), free(k1), free(kg), free(kd), free(k0b), free(ku), free(kc);
 }
 
 static void patched_tree_starts_from_a_finished_stock_build(void **state)
