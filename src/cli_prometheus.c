@@ -55,7 +55,7 @@ static const struct argp_option prom_source_options[] = {
 /* TIME as seconds since the epoch, or 0 when it is none. */
 static double parse_time(const char *arg)
 {
-	struct tm tm = {0};
+	uint64_t ns;
 	char *end;
 	double t;
 
@@ -63,10 +63,7 @@ static double parse_time(const char *arg)
 	t = strtod(arg, &end);
 	if (!errno && !*end && t > 0 && isfinite(t))
 		return t;
-	end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!end || *end)
-		return 0;
-	return (double)timegm(&tm);
+	return parse_utc_ns(arg, &ns) ? 0 : (double)ns / 1e9;
 }
 
 static error_t prom_source_parse(int key, char *arg, struct argp_state *state)
@@ -203,16 +200,6 @@ void prom_sides_free(struct prom_sides *s)
 	promsource_side_free(&s->side[1]);
 }
 
-const char *prom_time_text(double t, char *buf, size_t size)
-{
-	time_t sec = (time_t)floor(t);
-	struct tm tm;
-
-	if (!gmtime_r(&sec, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, size, "%.0f", t);
-	return buf;
-}
-
 void prom_side_text(const struct prom_sides *s, int i, char *buf, size_t size)
 {
 	const struct promsource_side *sd = &s->side[i];
@@ -228,7 +215,7 @@ void prom_side_text(const struct prom_sides *s, int i, char *buf, size_t size)
 		off += (size_t)snprintf(buf + off, size - off, ")");
 	if (off < size)
 		snprintf(buf + off, size - off, ", %s to %s", s->opts->window,
-			 prom_time_text(s->opts->at, at, sizeof(at)));
+			 format_utc_s(s->opts->at, at, sizeof(at)));
 }
 
 void prom_sides_print_reasons(FILE *f, const char *prefix, const struct prom_sides *s)
@@ -288,7 +275,7 @@ json_t *prom_side_json(const struct prom_sides *s, int i)
 	}
 	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o}", "prometheus", s->opts->url,
 		      "selector", s->selector[i], "window", s->opts->window,
-		      "at", prom_time_text(s->opts->at, at, sizeof(at)),
+		      "at", format_utc_s(s->opts->at, at, sizeof(at)),
 		      "at_seconds", s->opts->at, "hosts", hosts ? hosts : json_null(),
 		      "reasons", reasons_json(&sd->why));
 	return o ? o : json_null();

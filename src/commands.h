@@ -150,7 +150,6 @@ void prom_side_text(const struct prom_sides *s, int i, char *buf, size_t size);
  * reasons and losses), reasons
  */
 json_t *prom_side_json(const struct prom_sides *s, int i);
-const char *prom_time_text(double t, char *buf, size_t size);
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

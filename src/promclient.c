@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "promclient.h"
 #include "util.h"
@@ -289,17 +288,13 @@ static void first_line(const char *data, char *out, size_t size)
 /* "now", or "1764651600 (2025-12-02T05:00:00Z)": both forms the UI takes. */
 static void format_at(double at, char *buf, size_t size)
 {
-	time_t t = (time_t)at;
-	struct tm tm;
-	char iso[32] = "";
+	char iso[32];
 
 	if (at <= 0) {
 		snprintf(buf, size, "now");
 		return;
 	}
-	if (gmtime_r(&t, &tm))
-		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(buf, size, "%.3f (%s)", at, iso);
+	snprintf(buf, size, "%.3f (%s)", at, format_utc_s(at, iso, sizeof(iso)));
 }
 
 /* Every sample of a vector is {"metric": {...}, "value": [t, "v"]}. */

@@ -31,11 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hist.h"
 #include "metrics.h"
 #include "prom.h"
+#include "util.h"
 
 #define QUERY_MAX 4096 /* four selectors of 511 bytes and the names: never cut */
 
@@ -533,17 +533,6 @@ static int read_losses(struct reader *r)
 	return ret;
 }
 
-/* Seconds since the epoch as 2026-11-30T10:00:00Z. */
-static const char *utc_text(double t, char *buf, size_t size)
-{
-	time_t s = (time_t)floor(t);
-	struct tm tm;
-
-	if (!gmtime_r(&s, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, size, "%.3f", t);
-	return buf;
-}
-
 /*
  * permscope_start_time_seconds at the window's end and at its start
  * (offset W): what each host's counts count from, and so whether the
@@ -611,13 +600,13 @@ static int read_starts(struct reader *r, double window_start)
 					 fabs(h->started_before - h->started) > 1e-3))
 			ret = reason_add(&h->why, "its daemon restarted inside the window (last at "
 					 "%s): what the earlier run counted is not all in its "
-					 "counters", utc_text(h->started, b, sizeof(b)));
+					 "counters", format_utc_s(h->started, b, sizeof(b)));
 		else if (!isfinite(h->started_before) && h->started < window_start)
 			ret = reason_add(&h->why, "no sample of it near the window's start (%s), "
 					 "though its daemon ran since %s: what it counted before "
 					 "the window cannot be told from what it counted inside",
-					 utc_text(window_start, a, sizeof(a)),
-					 utc_text(h->started, b, sizeof(b)));
+					 format_utc_s(window_start, a, sizeof(a)),
+					 format_utc_s(h->started, b, sizeof(b)));
 	}
 	return ret;
 }

@@ -13,8 +13,9 @@
  * modes, fewer hosts than asked for).  A host's lost events are no such
  * reason: they are in its profile, where a rule on the family that lost
  * them gives no verdict (unless gate --accept-loss), as for a file; the
- * host is named beside them.  docs/fleet.md lists the queries.  Nothing is built from a partial answer: the first query that
- * fails ends the read with promclient's code.
+ * host is named beside them.  docs/fleet.md lists the queries.  Nothing is
+ * built from a partial answer: the first query that fails ends the read
+ * with promclient's code.
  */
 #ifndef PERMSCOPE_PROMSOURCE_H
 #define PERMSCOPE_PROMSOURCE_H

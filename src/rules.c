@@ -561,34 +561,29 @@ static bool family_gives_no_verdict(const struct rule *r, const struct profile *
 static bool share_of_nothing(const struct profile *p, int f, const char *metric)
 {
 	const struct family_schema *fs = &schema[f];
-	const char *name = strchr(metric, '.'), *bracket;
-	size_t len;
+	const char *rest = metric + strlen(family_name(f)) + 1, *bracket = strchr(rest, '[');
+	char key[64], fsname[128];
+	size_t len = strcspn(rest, ".[");
 	uint64_t whole = 0;
+	int row;
 
-	if (!name)
+	if (len >= sizeof(key))
 		return false;
-	name++;
-	bracket = strchr(name, '[');
-	len = bracket ? (size_t)(bracket - name) : strlen(name);
-	for (int row = 0; row < fs->nrows; row++) {
-		if (fs->rows[row].kind != ROW_RATIO || strlen(fs->rows[row].name) != len ||
-		    strncmp(fs->rows[row].name, name, len))
-			continue;
-		if (bracket && fs->per_fs) {
-			char fsname[128];
-			const struct fs_result *x;
+	snprintf(key, sizeof(key), "%.*s", (int)len, rest);
+	row = schema_row_index(f, key);
+	if (row < 0 || fs->rows[row].kind != ROW_RATIO)
+		return false;
+	if (bracket && fs->per_fs) {
+		const struct fs_result *x;
 
-			snprintf(fsname, sizeof(fsname), "%.*s", (int)strcspn(bracket + 1, "]"),
-				 bracket + 1);
-			/* a filesystem a profile lacks is another reason, said below */
-			x = profile_find_fs(p, fsname);
-			return x && !schema_ratio_whole(fs, row, &x->s);
-		}
-		for (size_t i = 0; i < profile_nstats(p, f); i++)
-			whole += schema_ratio_whole(fs, row, profile_stats(p, f, i));
-		return !whole;
+		snprintf(fsname, sizeof(fsname), "%.*s", (int)strcspn(bracket + 1, "]"), bracket + 1);
+		/* a filesystem a profile lacks is another reason, said below */
+		x = profile_find_fs(p, fsname);
+		return x && !schema_ratio_whole(fs, row, &x->s);
 	}
-	return false;
+	for (size_t i = 0; i < profile_nstats(p, f); i++)
+		whole += schema_ratio_whole(fs, row, profile_stats(p, f, i));
+	return !whole;
 }
 
 int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
@@ -623,13 +618,15 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	 * A share of no event reads 0, which is no measurement: judged, it
 	 * would pass or fail on nothing (a window with no ENOENT in it).
 	 */
-	if (f >= 0 && (share_of_nothing(base, f, r->metric) || share_of_nothing(new, f, r->metric))) {
+	if (f >= 0) {
 		bool b = share_of_nothing(base, f, r->metric), n = share_of_nothing(new, f, r->metric);
 
-		snprintf(res->reason, sizeof(res->reason), "%s is a share of nothing in the %s: no "
-			 "event it is a share of was counted", r->metric,
-			 b && n ? "base and new profiles" : b ? "base profile" : "new profile");
-		return 0;
+		if (b || n) {
+			snprintf(res->reason, sizeof(res->reason), "%s is a share of nothing in the "
+				 "%s: no event it is a share of was counted", r->metric,
+				 b && n ? "base and new profiles" : b ? "base profile" : "new profile");
+			return 0;
+		}
 	}
 	/* A latency timed by a clock that steps every few ms is no measurement. */
 	if (strstr(r->metric, "latency") &&

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -195,6 +196,16 @@ void format_utc_ns(uint64_t ns, char *buf, size_t size)
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf, size, "%s.%09lluZ", date,
 		 (unsigned long long)(ns % 1000000000ULL));
+}
+
+const char *format_utc_s(double t, char *buf, size_t size)
+{
+	time_t sec = (time_t)floor(t);
+	struct tm tm;
+
+	if (!gmtime_r(&sec, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "%.3f", t);
+	return buf;
 }
 
 int parse_utc_ns(const char *s, uint64_t *ns)

@@ -117,6 +117,8 @@ uint64_t now_realtime_ns(void);
 uint64_t now_monotonic_ns(void);
 /* 2026-11-30T00:10:00.123456789Z */
 void format_utc_ns(uint64_t ns, char *buf, size_t size);
+/* Seconds since the epoch to the second, 2026-11-30T00:10:00Z; returns buf. */
+const char *format_utc_s(double t, char *buf, size_t size);
 int parse_utc_ns(const char *s, uint64_t *ns);
 
 #endif
