@@ -18,7 +18,7 @@ LLVM_STRIP ?= llvm-strip
 
 # Debian packages (see README, "Dependencies"): what building and running
 # needs, and what the tests add (cmocka, the QEMU suite, Chromium).
-BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libarchive-dev \
+BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyajl-dev libarchive-dev \
               libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev libsystemd-dev \
               libcurl4-gnutls-dev
 # What booting a kernel in the test VM needs (tests/vm/run-vm, mkinitramfs,
@@ -55,7 +55,7 @@ BUG_URL   ?= $(shell git remote get-url origin 2>/dev/null | sed -E 's,\.git/?$$
                -e 's,^(https://|ssh://git@|git@)github\.com[:/]([^/@]+/[^/@]+)$$,https://github.com/\2/issues,p' \
                -e 's,^(https://|ssh://git@|git@)gitlab\.com[:/]([^@]+)$$,https://gitlab.com/\2/-/issues,p')
 PS_CFLAGS += -DPERMSCOPE_BUG_URL='"$(BUG_URL)"'
-LDLIBS    := -lbpf -lelf -lz -ljansson -lmicrohttpd -larchive -lm -lgnutls -lyaml -lcrypt -lsystemd -lcurl
+LDLIBS    := -lbpf -lelf -lz -ljansson -lyajl -lmicrohttpd -larchive -lm -lgnutls -lyaml -lcrypt -lsystemd -lcurl
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
               -Ivmlinux/$(ARCH) -Ibpf
 # Each compile writes the headers it read to a hidden OUT/.../.TARGET.d

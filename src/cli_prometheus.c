@@ -24,9 +24,11 @@
  * host at all: a selector that matches nothing.
  */
 #define DEFAULT_MIN_HOSTS 1
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 enum { OPT_PROMETHEUS = 0x500, OPT_WINDOW, OPT_AT, OPT_MIN_HOSTS, OPT_CA, OPT_CERT, OPT_KEY,
-       OPT_USER, OPT_PASSWORD_FILE, OPT_TOKEN_FILE };
+       OPT_USER, OPT_PASSWORD_FILE, OPT_TOKEN_FILE, OPT_TIMEOUT };
 
 static const struct argp_option prom_source_options[] = {
 	{ "prometheus", OPT_PROMETHEUS, "URL", 0, "Read both sides from the Prometheus at URL "
@@ -38,6 +40,9 @@ static const struct argp_option prom_source_options[] = {
 	  "YYYY-MM-DDTHH:MM:SSZ (default: now; printed, so a run can be repeated)", 0 },
 	{ "min-hosts", OPT_MIN_HOSTS, "N", 0, "A side with fewer hosts has no verdict "
 	  "(default 1: a selector that matches no host)", 0 },
+	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "The whole read from Prometheus, every query "
+	  "of both sides, within SECONDS (default " STR(PROMCLIENT_TIMEOUT_S_INT) "); past it, "
+	  "exit 4 and nothing judged", 0 },
 	{ "prometheus-ca", OPT_CA, "FILE", 0, "Trust the CA certificates in FILE (PEM) "
 	  "for an https:// URL, instead of the system's", 0 },
 	{ "prometheus-cert", OPT_CERT, "FILE", 0, "Present the client certificate in FILE "
@@ -92,6 +97,17 @@ static error_t prom_source_parse(int key, char *arg, struct argp_state *state)
 				   arg);
 		o->min_hosts = (int)n;
 		break;
+	case OPT_TIMEOUT: {
+		double t;
+
+		errno = 0;
+		t = strtod(arg, &end);
+		if (errno || *end || end == arg || !isfinite(t) || t <= 0 || t > 86400)
+			argp_error(state, "invalid --timeout '%s' (seconds, more than 0 and at most "
+				   "86400)", arg);
+		o->client.timeout_s = t;
+		break;
+	}
 	case OPT_CA:
 		o->client.ca_file = arg;
 		break;
@@ -111,11 +127,12 @@ static error_t prom_source_parse(int key, char *arg, struct argp_state *state)
 		o->client.bearer_token_file = arg;
 		break;
 	case ARGP_KEY_END:
-		if (!o->url && (o->window || o->at || o->min_hosts || o->client.ca_file ||
+		if (!o->url && (o->window || o->at || o->min_hosts || o->client.timeout_s > 0 ||
+				o->client.ca_file ||
 				o->client.cert_file || o->client.key_file || o->client.user ||
 				o->client.password_file || o->client.bearer_token_file))
-			argp_error(state, "--window, --at, --min-hosts and the --prometheus-* "
-				   "options go with --prometheus URL");
+			argp_error(state, "--window, --at, --min-hosts, --timeout and the "
+				   "--prometheus-* options go with --prometheus URL");
 		if (!o->client.cert_file != !o->client.key_file)
 			argp_error(state, "--prometheus-cert and --prometheus-key go together");
 		if (!o->client.user != !o->client.password_file)

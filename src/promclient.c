@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "promanswer.h"
 #include "promclient.h"
 #include "util.h"
 
@@ -22,14 +23,21 @@ struct promclient {
 	char *user;
 	char *password; /* wiped on free */
 	char *token;    /* wiped on free */
+	char *basic;    /* base64 of user:password, as an Authorization header carries it */
 	char curl_err[CURL_ERROR_SIZE];
 	int verbose;
+	double timeout_s;     /* the whole read's, every query of this client */
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC: when that time is up */
+	unsigned int queries; /* made so far */
 };
 
+/* An answer as it streams in: into the parser, its start kept for messages. */
 struct body {
-	char *data;
+	struct promanswer *parse;
 	size_t len;
+	char head[193];
 	bool too_big;
+	int parse_ret; /* the parser's first nonzero return */
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -55,6 +63,7 @@ const char *promclient_status_name(int status)
 	case PROMCLIENT_EREJECTED: return "rejected";
 	case PROMCLIENT_EMALFORMED: return "malformed";
 	case PROMCLIENT_ETYPE: return "type";
+	case PROMCLIENT_ETIMEOUT: return "timeout";
 	}
 	return "unknown";
 }
@@ -65,6 +74,65 @@ static void wipe_free(char *s)
 		explicit_bzero(s, strlen(s));
 		free(s);
 	}
+}
+
+/* RFC 4648 base64 of S, malloc'ed: what a Basic Authorization header carries. */
+static char *base64(const char *s)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(s), o = 0;
+	char *out = malloc(4 * ((n + 2) / 3) + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned int v = (unsigned char)s[i] << 16;
+
+		v |= i + 1 < n ? (unsigned char)s[i + 1] << 8 : 0;
+		v |= i + 2 < n ? (unsigned char)s[i + 2] : 0;
+		out[o++] = tab[v >> 18 & 63];
+		out[o++] = tab[v >> 12 & 63];
+		out[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? tab[v & 63] : '=';
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* Every copy of SECRET in MSG (NUL-terminated, in place) becomes "<secret>". */
+static void redact_one(char *msg, const char *secret)
+{
+	static const char mark[] = "<secret>";
+	size_t sl = secret ? strlen(secret) : 0;
+	char *p;
+
+	if (sl < 1)
+		return;
+	while ((p = strstr(msg, secret))) {
+		size_t rest = strlen(p + sl);
+
+		if (sl >= sizeof(mark) - 1) {
+			memcpy(p, mark, sizeof(mark) - 1);
+			memmove(p + sizeof(mark) - 1, p + sl, rest + 1);
+		} else {
+			/* shorter than the mark: starred out in place */
+			memset(p, '*', sl);
+		}
+	}
+}
+
+/*
+ * No secret in any message: a server's error page or error text can echo
+ * the request, its Authorization header with it.
+ */
+static void redact(const struct promclient *c, char *msg, size_t size)
+{
+	if (!msg || !size)
+		return;
+	redact_one(msg, c->password);
+	redact_one(msg, c->token);
+	redact_one(msg, c->basic);
 }
 
 /*
@@ -176,24 +244,34 @@ struct promclient *promclient_new(const struct promclient_opts *opts, char *err,
 	while (n && c->base[n - 1] == '/')
 		c->base[--n] = 0;
 	c->verbose = opts->verbose;
+	c->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : PROMCLIENT_TIMEOUT_S;
+	c->deadline_ns = now_monotonic_ns() + (uint64_t)(c->timeout_s * 1e9);
 	if (opts->user && (!(c->user = strdup(opts->user)) ||
 			   !(c->password = read_secret("password file", opts->password_file,
 						      err, errlen))))
 		goto fail;
+	if (c->user) {
+		char *pair = NULL;
+
+		if (asprintf(&pair, "%s:%s", c->user, c->password) < 0 ||
+		    !(c->basic = base64(pair))) {
+			wipe_free(pair);
+			seterr(err, errlen, "out of memory");
+			goto fail;
+		}
+		wipe_free(pair);
+	}
 	if (opts->bearer_token_file &&
 	    !(c->token = read_secret("bearer token file", opts->bearer_token_file, err,
 				     errlen)))
 		goto fail;
 
 	CURL *h = c->curl;
-	long timeout_ms = (long)((opts->timeout_s > 0 ? opts->timeout_s
-						      : PROMCLIENT_TIMEOUT_S) * 1000);
 
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* A redirect is reported, never followed: no credential leaves the host. */
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->curl_err);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "permscope");
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
@@ -228,6 +306,7 @@ void promclient_free(struct promclient *c)
 	free(c->user);
 	wipe_free(c->password);
 	wipe_free(c->token);
+	wipe_free(c->basic);
 	free(c);
 }
 
@@ -235,19 +314,25 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ctx)
 {
 	struct body *b = ctx;
 	size_t n = size * nmemb;
-	char *p;
 
+	/* decoded bytes: a compressed answer is bounded by what it unpacks to */
 	if (b->len + n > PROMCLIENT_MAX_BODY) {
 		b->too_big = true;
 		return 0; /* curl stops with CURLE_WRITE_ERROR */
 	}
-	p = realloc(b->data, b->len + n + 1);
-	if (!p)
-		return 0;
-	memcpy(p + b->len, ptr, n);
-	b->data = p;
+	if (b->len < sizeof(b->head) - 1) {
+		size_t k = sizeof(b->head) - 1 - b->len;
+
+		memcpy(b->head + b->len, ptr, k < n ? k : n);
+	}
 	b->len += n;
-	b->data[b->len] = 0;
+	/*
+	 * A parse that stopped stops the transfer; what it means (an error
+	 * page is no JSON either, a caller that gave up) is judged with the
+	 * HTTP status, which curl keeps.
+	 */
+	if ((b->parse_ret = promanswer_feed(b->parse, ptr, n)))
+		return 0;
 	return n;
 }
 
@@ -278,11 +363,13 @@ static bool tls_error(CURLcode rc)
 /* The first line of a body that is not JSON, printable, cut to 160 bytes. */
 static void first_line(const char *data, char *out, size_t size)
 {
+	char line[161];
 	size_t n = 0;
 
-	for (const char *p = data ? data : ""; *p && *p != '\n' && n + 1 < size && n < 160; p++)
-		out[n++] = isprint((unsigned char)*p) ? *p : '?';
-	out[n] = 0;
+	for (const char *p = data ? data : ""; *p && *p != '\n' && n < 160; p++)
+		line[n++] = *p;
+	line[n] = 0;
+	escape_text(line, out, size);
 }
 
 /* "now", or "1764651600 (2025-12-02T05:00:00Z)": both forms the UI takes. */
@@ -297,94 +384,97 @@ static void format_at(double at, char *buf, size_t size)
 	snprintf(buf, size, "%.3f (%s)", at, format_utc_s(at, iso, sizeof(iso)));
 }
 
-/* Every sample of a vector is {"metric": {...}, "value": [t, "v"]}. */
-static bool vector_well_formed(json_t *result)
-{
-	size_t i;
-	json_t *s;
-
-	if (!json_is_array(result))
-		return false;
-	json_array_foreach(result, i, s) {
-		json_t *v = json_object_get(s, "value");
-
-		if (!json_is_object(json_object_get(s, "metric")) || !json_is_array(v) ||
-		    json_array_size(v) != 2 || !json_is_number(json_array_get(v, 0)) ||
-		    !json_is_string(json_array_get(v, 1)))
-			return false;
-	}
-	return true;
-}
-
 /*
- * Judges an answer: status, body.  The API's error envelope
+ * Judges an answer: status, envelope.  The API's error envelope
  * ({"status":"error","errorType":..,"error":..}) names the cause whatever
- * the HTTP status; bad_data is a query Prometheus refused.
+ * the HTTP status; bad_data is a query Prometheus refused.  Every text
+ * from the answer is escaped before it is part of a message.
  */
-static int judge(struct promclient *c, long status, struct body *b, json_t **result,
-		 char *err, size_t errlen)
+static int judge(struct promclient *c, long status, struct body *b,
+		 struct promclient_answer *ans, char *err, size_t errlen)
 {
-	json_t *root = b->data ? json_loadb(b->data, b->len, 0, NULL) : NULL;
-	const char *st = json_string_value(json_object_get(root, "status"));
-	const char *etype = json_string_value(json_object_get(root, "errorType"));
-	const char *emsg = json_string_value(json_object_get(root, "error"));
-	json_t *data = json_object_get(root, "data");
-	const char *rtype = json_string_value(json_object_get(data, "resultType"));
-	char line[192];
-	int ret;
+	struct promanswer *a = b->parse;
+	const char *st = promanswer_status(a), *etype = promanswer_error_type(a);
+	const char *rtype = promanswer_result_type(a);
+	char emsg[4 * PROMANSWER_TEXT_MAX + 1], et[128], line[4 * 161], rt[64];
+	bool parsed = b->parse_ret == 0 && !promanswer_finish(a);
 
-	if (st && !strcmp(st, "error") && etype && !strcmp(etype, "bad_data")) {
+	escape_text(promanswer_error_text(a), emsg, sizeof(emsg));
+	escape_text(etype, et, sizeof(et));
+	escape_text(rtype, rt, sizeof(rt));
+	if (b->parse_ret > 0 || b->parse_ret < -1)
+		return b->parse_ret; /* the caller's own code */
+	if (!strcmp(st, "error") && !strcmp(etype, "bad_data")) {
 		seterr(err, errlen, "prometheus %s rejected the query: %s", c->base,
-		       emsg ? emsg : "bad_data");
-		ret = PROMCLIENT_EREJECTED;
-	} else if (status != 200 || (st && !strcmp(st, "error"))) {
-		if (etype || emsg) {
+		       *emsg ? emsg : "bad_data");
+		return PROMCLIENT_EREJECTED;
+	}
+	if (status != 200 || !strcmp(st, "error")) {
+		if (*et || *emsg) {
 			seterr(err, errlen, "prometheus %s: HTTP %ld: %s: %s", c->base, status,
-			       etype ? etype : "error", emsg ? emsg : "(no message)");
+			       *et ? et : "error", *emsg ? emsg : "(no message)");
 		} else if (status >= 300 && status < 400) {
-			char *loc = NULL;
+			char *loc = NULL, where[4 * 256 + 1];
 
 			curl_easy_getinfo(c->curl, CURLINFO_REDIRECT_URL, &loc);
 			seterr(err, errlen, "prometheus %s: HTTP %ld: redirected to %s, not"
 			       " followed (give that server's URL)", c->base, status,
-			       loc ? loc : "(no Location)");
+			       loc ? escape_text(loc, where, sizeof(where)) : "(no Location)");
 		} else {
-			first_line(b->data, line, sizeof(line));
+			first_line(b->head, line, sizeof(line));
 			seterr(err, errlen, "prometheus %s: HTTP %ld%s%s", c->base, status,
 			       *line ? ": " : "", line);
 		}
-		ret = PROMCLIENT_EHTTP;
-	} else if (!root || !st || strcmp(st, "success") || !json_is_object(data) || !rtype) {
-		first_line(b->data, line, sizeof(line));
-		seterr(err, errlen, "prometheus %s: not an answer of the query API: %s",
-		       c->base, *line ? line : "(empty)");
-		ret = PROMCLIENT_EMALFORMED;
-	} else if (strcmp(rtype, "vector")) {
+		return PROMCLIENT_EHTTP;
+	}
+	if (!parsed || strcmp(st, "success") || !*rtype) {
+		char why[300];
+
+		first_line(b->head, line, sizeof(line));
+		escape_text(promanswer_error(a), why, sizeof(why));
+		seterr(err, errlen, "prometheus %s: not an answer of the query API (%s): %s",
+		       c->base, *why ? why : "no status, data or resultType",
+		       *line ? line : "(empty)");
+		return PROMCLIENT_EMALFORMED;
+	}
+	if (strcmp(rtype, "vector")) {
 		seterr(err, errlen, "prometheus %s: the query gives a %s, not an instant"
-		       " vector", c->base, rtype);
-		ret = PROMCLIENT_ETYPE;
-	} else if (!vector_well_formed(json_object_get(data, "result"))) {
+		       " vector", c->base, rt);
+		return PROMCLIENT_ETYPE;
+	}
+	if (!promanswer_has_result(a) || !promanswer_samples_ok(a)) {
 		seterr(err, errlen, "prometheus %s: a vector whose samples are not"
 		       " {metric, value: [time, \"number\"]}", c->base);
-		ret = PROMCLIENT_EMALFORMED;
-	} else {
-		*result = json_incref(json_object_get(data, "result"));
-		ret = PROMCLIENT_OK;
+		return PROMCLIENT_EMALFORMED;
 	}
-	json_decref(root);
-	return ret;
+	if (ans) {
+		ans->nsamples = promanswer_nsamples(a);
+		ans->nwarnings = promanswer_nwarnings(a);
+		escape_text(promanswer_warning(a, 0), ans->warning, sizeof(ans->warning));
+	}
+	return PROMCLIENT_OK;
 }
 
 int promclient_query(struct promclient *c, const char *promql, double at_unix,
-		     json_t **result, char *err, size_t errlen)
+		     const char *const *keep, promanswer_sample_fn fn, void *ctx,
+		     struct promclient_answer *ans, char *err, size_t errlen)
 {
 	struct body b = { 0 };
 	char *q, *url = NULL, at[64];
+	uint64_t now = now_monotonic_ns();
 	long status = 0;
 	CURLcode rc;
 	int ret;
 
-	*result = NULL;
+	if (ans)
+		memset(ans, 0, sizeof(*ans));
+	if (now >= c->deadline_ns) {
+		seterr(err, errlen, "prometheus %s: the read took longer than its %g s "
+		       "(--timeout) after %u queries; nothing is judged on part of it", c->base,
+		       c->timeout_s, c->queries);
+		return PROMCLIENT_ETIMEOUT;
+	}
+	c->queries++;
 	if (c->verbose) {
 		format_at(at_unix, at, sizeof(at));
 		fprintf(stderr, "query: %s @ %s\n", promql, at);
@@ -392,8 +482,10 @@ int promclient_query(struct promclient *c, const char *promql, double at_unix,
 	q = curl_easy_escape(c->curl, promql, 0);
 	if (!q || (at_unix > 0 ? asprintf(&url, "%s/api/v1/query?query=%s&time=%.3f",
 					   c->base, q, at_unix)
-			       : asprintf(&url, "%s/api/v1/query?query=%s", c->base, q)) < 0) {
+			       : asprintf(&url, "%s/api/v1/query?query=%s", c->base, q)) < 0 ||
+	    !(b.parse = promanswer_new(keep, fn, ctx))) {
 		curl_free(q);
+		free(url);
 		seterr(err, errlen, "out of memory");
 		return PROMCLIENT_EOPTS;
 	}
@@ -402,22 +494,38 @@ int promclient_query(struct promclient *c, const char *promql, double at_unix,
 	curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &b);
+	/* what is left of the whole read's time, at least a millisecond */
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS,
+			 (long)((c->deadline_ns - now) / 1000000 + 1));
 	c->curl_err[0] = 0;
 	rc = curl_easy_perform(c->curl);
 	free(url);
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-		ret = judge(c, status, &b, result, err, errlen);
+		ret = judge(c, status, &b, ans, err, errlen);
 	} else if (b.too_big) {
 		seterr(err, errlen, "prometheus %s: an answer over %u MiB, refused", c->base,
 		       PROMCLIENT_MAX_BODY >> 20);
 		ret = PROMCLIENT_EMALFORMED;
+	} else if (rc == CURLE_WRITE_ERROR && b.parse_ret) {
+		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+		ret = judge(c, status, &b, ans, err, errlen);
+	} else if (rc == CURLE_OPERATION_TIMEDOUT && now_monotonic_ns() >= c->deadline_ns) {
+		seterr(err, errlen, "prometheus %s: no whole answer within the read's %g s "
+		       "(--timeout), at query %u; nothing is judged on part of it", c->base,
+		       c->timeout_s, c->queries);
+		ret = PROMCLIENT_ETIMEOUT;
 	} else {
+		char why[4 * CURL_ERROR_SIZE];
+
 		/* libcurl's buffer names the address and the cause; its code, the kind. */
+		escape_text(c->curl_err[0] ? c->curl_err : curl_easy_strerror(rc), why,
+			    sizeof(why));
 		seterr(err, errlen, "prometheus %s: %s%s", c->base, tls_error(rc) ? "TLS: " : "",
-		       c->curl_err[0] ? c->curl_err : curl_easy_strerror(rc));
+		       why);
 		ret = tls_error(rc) ? PROMCLIENT_ETLS : PROMCLIENT_EUNREACHABLE;
 	}
-	free(b.data);
+	promanswer_free(b.parse);
+	redact(c, err, errlen);
 	return ret;
 }

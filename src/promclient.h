@@ -17,8 +17,9 @@
 #ifndef PERMSCOPE_PROMCLIENT_H
 #define PERMSCOPE_PROMCLIENT_H
 
-#include <jansson.h>
 #include <stddef.h>
+
+#include "promanswer.h"
 
 /* Distinct codes, so that a caller can say which went wrong. */
 enum promclient_status {
@@ -30,6 +31,7 @@ enum promclient_status {
 	PROMCLIENT_EREJECTED = -5,   /* Prometheus refused the query: bad_data */
 	PROMCLIENT_EMALFORMED = -6,  /* an answer that is not the API's JSON */
 	PROMCLIENT_ETYPE = -7,       /* a result other than an instant vector */
+	PROMCLIENT_ETIMEOUT = -8,    /* the whole read's --timeout passed */
 };
 
 struct promclient_opts {
@@ -40,12 +42,21 @@ struct promclient_opts {
 	const char *user;      /* basic auth, with password_file */
 	const char *password_file; /* the password: the file's first line */
 	const char *bearer_token_file; /* the token: the file's first line */
-	double timeout_s;      /* a whole query; 0: PROMCLIENT_TIMEOUT_S */
+	/*
+	 * The whole read, every query of this client: a slow server cannot
+	 * hold a CI job for an hour, 30 s at a time.  0: PROMCLIENT_TIMEOUT_S.
+	 */
+	double timeout_s;
 	int verbose;           /* print each query on stderr */
 };
 
-#define PROMCLIENT_TIMEOUT_S 30.0
-/* A bigger answer is refused as malformed: a fleet's vector is far smaller. */
+#define PROMCLIENT_TIMEOUT_S_INT 180
+#define PROMCLIENT_TIMEOUT_S ((double)PROMCLIENT_TIMEOUT_S_INT)
+/*
+ * A bigger answer (decoded: what it unpacks to) is refused as malformed,
+ * to bound the time a read takes; its memory is bounded by the streaming
+ * parse (promanswer.h), whatever the size.
+ */
 #define PROMCLIENT_MAX_BODY (256u << 20)
 
 struct promclient;
@@ -60,16 +71,27 @@ struct promclient *promclient_new(const struct promclient_opts *opts, char *err,
 /* Wipes the secrets; NULL is fine. */
 void promclient_free(struct promclient *c);
 
+/* What an answer held besides its samples: a partial answer has warnings. */
+struct promclient_answer {
+	size_t nsamples;
+	size_t nwarnings;
+	char warning[2048]; /* the first, escaped */
+};
+
 /*
  * Evaluates PROMQL at AT_UNIX (seconds since the epoch; 0: the server's
- * now).  PROMCLIENT_OK with *result the `data.result` array of the vector
- * (a new reference: json_decref it), or a negative promclient_status with
- * *result NULL and the reason in `err`: libcurl's text for a transport or
- * TLS failure, Prometheus's errorType and error when its answer carries
- * them.
+ * now), handing each sample of the instant vector to FN as it streams in,
+ * with the labels KEEP names (promanswer.h).  PROMCLIENT_OK with *ANS
+ * (may be NULL) filled, a negative promclient_status with the reason in
+ * `err` (libcurl's text for a transport or TLS failure, Prometheus's
+ * errorType and error when its answer carries them; escaped, no secret in
+ * it), or FN's own nonzero return, which must be none of those (-20 or
+ * lower).  FN may have been called before a failure: a caller keeps
+ * nothing of a query that did not return PROMCLIENT_OK.
  */
 int promclient_query(struct promclient *c, const char *promql, double at_unix,
-		     json_t **result, char *err, size_t errlen);
+		     const char *const *keep, promanswer_sample_fn fn, void *ctx,
+		     struct promclient_answer *ans, char *err, size_t errlen);
 
 /* "unreachable", "TLS", "HTTP", "rejected", ...: for a log or a test. */
 const char *promclient_status_name(int status);

@@ -162,6 +162,48 @@ void copy_truncated(char *dst, const char *src, size_t size)
 	snprintf(dst, size, "%s", src ? src : "");
 }
 
+const char *escape_text(const char *src, char *buf, size_t size)
+{
+	/* n: the text so far; room: the end of the last unit after which "..." fits */
+	size_t n = 0, room = 0;
+
+	if (!size)
+		return buf;
+	for (const unsigned char *p = (const unsigned char *)(src ? src : ""); *p; p++) {
+		char esc[8];
+		size_t len;
+
+		if (*p == '\\')
+			len = (size_t)snprintf(esc, sizeof(esc), "\\\\");
+		else if (*p == '\n')
+			len = (size_t)snprintf(esc, sizeof(esc), "\\n");
+		else if (*p == '\r')
+			len = (size_t)snprintf(esc, sizeof(esc), "\\r");
+		else if (*p == '\t')
+			len = (size_t)snprintf(esc, sizeof(esc), "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			len = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			len = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", *++p);
+		else
+			esc[0] = (char)*p, esc[1] = 0, len = 1;
+		if (n + len + 1 > size) {
+			n = room;
+			if (n + 4 <= size) {
+				memcpy(buf + n, "...", 3);
+				n += 3;
+			}
+			break;
+		}
+		memcpy(buf + n, esc, len);
+		n += len;
+		if (n + 4 <= size)
+			room = n;
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;

@@ -94,6 +94,16 @@ static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
  */
 void copy_truncated(char *dst, const char *src, size_t size);
 
+/*
+ * `src` as text safe to print on a terminal or in a line-based log,
+ * into the `size` bytes of `buf` (returned): a control byte becomes \n,
+ * \r, \t or \xNN, a C1 control (U+0080..U+009F) \u00NN, a backslash
+ * \\, so the mapping is one to one and no outside text can end a line,
+ * move the cursor or forge a line of ours.  Cut short with "..." where it
+ * does not fit, never inside an escape.
+ */
+const char *escape_text(const char *src, char *buf, size_t size);
+
 /* A malloc'ed copy of the NULL-terminated `argv`, each string too; NULL when out of memory. */
 char **argv_dup(char *const *argv);
 

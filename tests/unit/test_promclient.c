@@ -43,34 +43,57 @@ static void skip_without_server(void)
 	}
 }
 
-/* The value of a vector's only sample, and its time. */
-static double only_value(json_t *result, double *at)
-{
-	json_t *v;
+/* What a query's samples were: how many, and the first's instance, time and value. */
+struct got {
+	size_t n;
+	char instance[256];
+	double t, v;
+};
 
-	assert_int_equal(json_array_size(result), 1);
-	v = json_object_get(json_array_get(result, 0), "value");
+static const char *const keep[] = { "instance", NULL };
+
+static int collect(void *ctx, const struct promanswer_sample *s)
+{
+	struct got *g = ctx;
+
+	if (!g->n++) {
+		snprintf(g->instance, sizeof(g->instance), "%s", s->label[0] ? s->label[0] : "");
+		g->t = s->t;
+		g->v = strtod(s->value, NULL);
+	}
+	return 0;
+}
+
+static int query(struct promclient *c, const char *promql, double at, struct got *g,
+		 char *err, size_t errlen)
+{
+	memset(g, 0, sizeof(*g));
+	return promclient_query(c, promql, at, keep, collect, g, NULL, err, errlen);
+}
+
+/* The value of a vector's only sample, and its time. */
+static double only_value(const struct got *g, double *at)
+{
+	assert_int_equal(g->n, 1);
 	if (at)
-		*at = json_number_value(json_array_get(v, 0));
-	return strtod(json_string_value(json_array_get(v, 1)), NULL);
+		*at = g->t;
+	return g->v;
 }
 
 /*
  * Queries until the answer is a non-empty vector or TIMEOUT passes:
- * the last status, *result set on success.
+ * the last status, *g set on success.
  */
 static int query_until_data(struct promclient *c, const char *promql, double timeout,
-			    json_t **result, char *err, size_t errlen)
+			    struct got *g, char *err, size_t errlen)
 {
 	double t0 = promserver_now();
 	int rc;
 
 	for (;;) {
-		rc = promclient_query(c, promql, 0, result, err, errlen);
-		if (rc == PROMCLIENT_OK && json_array_size(*result) > 0)
+		rc = query(c, promql, 0, g, err, errlen);
+		if (rc == PROMCLIENT_OK && g->n > 0)
 			return rc;
-		json_decref(*result);
-		*result = NULL;
 		if (promserver_now() - t0 > timeout)
 			return rc;
 		usleep(250000);
@@ -82,7 +105,7 @@ static int query_until_data(struct promclient *c, const char *promql, double tim
 static void a_vector_query_returns_the_scraped_up(void **state)
 {
 	struct promclient *c;
-	json_t *r = NULL;
+	struct got r;
 	char err[512], instance[64];
 	double at;
 	int rc;
@@ -93,13 +116,10 @@ static void a_vector_query_returns_the_scraped_up(void **state)
 	rc = query_until_data(c, "up{job=\"self\"}", 30, &r, err, sizeof(err));
 	if (rc)
 		fail_msg("%s: %s", promclient_status_name(rc), err);
-	assert_non_null(r);
-	assert_true(only_value(r, &at) == 1.0);
+	assert_true(only_value(&r, &at) == 1.0);
 	snprintf(instance, sizeof(instance), "127.0.0.1:%d", self.port);
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(json_array_get(r, 0), "metric"), "instance")), instance);
+	assert_string_equal(r.instance, instance);
 	assert_true(at > 1e9);
-	json_decref(r);
 	promclient_free(c);
 }
 
@@ -110,7 +130,7 @@ static void a_vector_query_returns_the_scraped_up(void **state)
 static void a_query_at_a_given_time_sees_that_time(void **state)
 {
 	struct promclient *c;
-	json_t *r = NULL;
+	struct got r;
 	char err[512];
 	double at, t;
 
@@ -119,34 +139,30 @@ static void a_query_at_a_given_time_sees_that_time(void **state)
 	c = client(self.url);
 	assert_int_equal(query_until_data(c, "up{job=\"self\"}", 30, &r, err, sizeof(err)),
 			 PROMCLIENT_OK);
-	only_value(r, &at);
-	json_decref(r);
+	only_value(&r, &at);
 
-	assert_int_equal(promclient_query(c, "up{job=\"self\"}", at, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "up{job=\"self\"}", at, &r, err, sizeof(err)),
 			 PROMCLIENT_OK);
-	assert_true(only_value(r, &t) == 1.0);
+	assert_true(only_value(&r, &t) == 1.0);
 	assert_true(t == at);
-	json_decref(r);
 
-	assert_int_equal(promclient_query(c, "up{job=\"self\"}", at - 3600, &r, err,
+	assert_int_equal(query(c, "up{job=\"self\"}", at - 3600, &r, err,
 					  sizeof(err)), PROMCLIENT_OK);
-	assert_int_equal(json_array_size(r), 0);
-	json_decref(r);
+	assert_int_equal(r.n, 0);
 	promclient_free(c);
 }
 
 static void a_query_prometheus_rejects_carries_its_message(void **state)
 {
 	struct promclient *c;
-	json_t *r = (json_t *)1;
+	struct got r;
 	char err[512];
 
 	(void)state;
 	skip_without_server();
 	c = client(self.url);
-	assert_int_equal(promclient_query(c, "sum(", 0, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "sum(", 0, &r, err, sizeof(err)),
 			 PROMCLIENT_EREJECTED);
-	assert_null(r);
 	print_message("rejected: %s\n", err);
 	assert_non_null(strstr(err, "parse error"));
 	assert_non_null(strstr(err, self.url));
@@ -157,14 +173,13 @@ static void an_unknown_path_is_an_http_error(void **state)
 {
 	char url[128], err[512];
 	struct promclient *c;
-	json_t *r = (json_t *)1;
+	struct got r;
 
 	(void)state;
 	skip_without_server();
 	snprintf(url, sizeof(url), "%s/no/such/prefix", self.url);
 	c = client(url);
-	assert_int_equal(promclient_query(c, "up", 0, &r, err, sizeof(err)), PROMCLIENT_EHTTP);
-	assert_null(r);
+	assert_int_equal(query(c, "up", 0, &r, err, sizeof(err)), PROMCLIENT_EHTTP);
 	print_message("404: %s\n", err);
 	assert_non_null(strstr(err, "HTTP 404"));
 	promclient_free(c);
@@ -173,17 +188,16 @@ static void an_unknown_path_is_an_http_error(void **state)
 static void a_result_other_than_a_vector_is_refused(void **state)
 {
 	struct promclient *c;
-	json_t *r = (json_t *)1;
+	struct got r;
 	char err[512];
 
 	(void)state;
 	skip_without_server();
 	c = client(self.url);
-	assert_int_equal(promclient_query(c, "scalar(vector(1))", 0, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "scalar(vector(1))", 0, &r, err, sizeof(err)),
 			 PROMCLIENT_ETYPE);
-	assert_null(r);
 	assert_non_null(strstr(err, "scalar"));
-	assert_int_equal(promclient_query(c, "up{job=\"self\"}[5s]", 0, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "up{job=\"self\"}[5s]", 0, &r, err, sizeof(err)),
 			 PROMCLIENT_ETYPE);
 	assert_non_null(strstr(err, "matrix"));
 	promclient_free(c);
@@ -193,19 +207,17 @@ static void a_result_other_than_a_vector_is_refused(void **state)
 static void a_stopped_prometheus_is_unreachable(void **state)
 {
 	struct promclient *c;
-	json_t *r = (json_t *)1;
+	struct got r;
 	char err[512];
 
 	(void)state;
 	skip_without_server();
 	c = client(self.url);
-	assert_int_equal(promclient_query(c, "vector(1)", 0, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "vector(1)", 0, &r, err, sizeof(err)),
 			 PROMCLIENT_OK);
-	json_decref(r);
 	promserver_stop(&self);
-	assert_int_equal(promclient_query(c, "vector(1)", 0, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "vector(1)", 0, &r, err, sizeof(err)),
 			 PROMCLIENT_EUNREACHABLE);
-	assert_null(r);
 	print_message("stopped: %s\n", err);
 	assert_non_null(strstr(err, "onnect"));
 	promclient_free(c);
@@ -312,7 +324,7 @@ static void tls_with_basic_auth_answers_only_the_right_password(void **state)
 	char url[96], err[512], pw[PATH_MAX], wrong[PATH_MAX], log[PATH_MAX];
 	struct promclient_opts o = { .user = "prometheus", .timeout_s = 10 };
 	struct promclient *c;
-	json_t *r = NULL;
+	struct got r;
 	int saved, fd, rc;
 	char *printed;
 
@@ -342,8 +354,7 @@ static void tls_with_basic_auth_answers_only_the_right_password(void **state)
 	close(saved);
 	if (rc)
 		fail_msg("%s: %s", promclient_status_name(rc), err);
-	assert_true(only_value(r, NULL) == 1.0);
-	json_decref(r);
+	assert_true(only_value(&r, NULL) == 1.0);
 	promclient_free(c);
 	printed = slurp(log, NULL);
 	assert_non_null(printed);
@@ -355,7 +366,7 @@ static void tls_with_basic_auth_answers_only_the_right_password(void **state)
 	o.password_file = wrong;
 	c = promclient_new(&o, err, sizeof(err));
 	assert_non_null(c);
-	assert_int_equal(promclient_query(c, "vector(1)", 0, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "vector(1)", 0, &r, err, sizeof(err)),
 			 PROMCLIENT_EHTTP);
 	print_message("wrong password: %s\n", err);
 	assert_non_null(strstr(err, "HTTP 401"));
@@ -366,7 +377,7 @@ static void tls_with_basic_auth_answers_only_the_right_password(void **state)
 	o.ca_file = NULL;
 	c = promclient_new(&o, err, sizeof(err));
 	assert_non_null(c);
-	assert_int_equal(promclient_query(c, "vector(1)", 0, &r, err, sizeof(err)),
+	assert_int_equal(query(c, "vector(1)", 0, &r, err, sizeof(err)),
 			 PROMCLIENT_ETLS);
 	print_message("no CA: %s\n", err);
 	assert_non_null(strstr(err, "TLS: "));
