@@ -10,7 +10,7 @@
 #include "bench_catalogue.h"
 #include "hist.h"
 #include "metrics.h"
-
+#include "util.h"
 
 /* The place of a metric in its family's compare_shown list ("[]": any fs), or -1. */
 static int shown_rank(const char *name)
@@ -273,9 +273,10 @@ void compare_text(FILE *out, const struct compare *c)
 	build_info_text(&c->new->build, c->new->tool_version, build[1], sizeof(build[1]));
 	fprintf(out, "permscope compare\n  base: %s\n        kernel %s, %zu run%s\n        %s\n"
 		"  new:  %s\n        kernel %s, %zu run%s\n        %s\n",
-		c->base_name, c->base->kernel_release, compare_runs(c->base), compare_runs(c->base) > 1 ? "s" : "",
-		build[0],
-		c->new_name, c->new->kernel_release, compare_runs(c->new), compare_runs(c->new) > 1 ? "s" : "",
+		c->base_name, printable(c->base->kernel_release), compare_runs(c->base),
+		compare_runs(c->base) > 1 ? "s" : "", build[0],
+		c->new_name, printable(c->new->kernel_release), compare_runs(c->new),
+		compare_runs(c->new) > 1 ? "s" : "",
 		build[1]);
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
 		fprintf(out, "  mean±sd over runs; %s, ~ marks p >= %.2f (not significant)\n",

@@ -136,13 +136,14 @@ static void header_text(FILE *out, const struct profile *p)
 	format_utc_ns(p->start_ns, when, sizeof(when));
 	when[19] = 0; /* seconds are enough here */
 	when[10] = ' ';
-	fprintf(out, "permscope report: kernel %s on %s (%s)\n", p->kernel_release,
-		p->hostname, p->machine);
+	/* a profile is outside input: no text of it can end a line of ours */
+	fprintf(out, "permscope report: kernel %s on %s (%s)\n", printable(p->kernel_release),
+		printable(p->hostname), printable(p->machine));
 	fprintf(out, "recorded %s UTC for %.2f s, ", when, secs);
 	if (p->command) {
 		fprintf(out, "command:");
 		for (char **a = p->command; *a; a++)
-			fprintf(out, " %s", *a);
+			fprintf(out, " %s", printable(*a));
 		if (p->exit_status > 128)
 			fprintf(out, " (killed by signal %d)", p->exit_status - 128);
 		else if (p->exit_status >= 0)
@@ -156,13 +157,13 @@ static void header_text(FILE *out, const struct profile *p)
 		fprintf(out, "all processes\n");
 	}
 	if (p->filter_comm[0])
-		fprintf(out, "only tasks named '%s'\n", p->filter_comm);
+		fprintf(out, "only tasks named '%s'\n", printable(p->filter_comm));
 	if (p->filter_cgroup[0])
-		fprintf(out, "only tasks in cgroup %s and below\n", p->filter_cgroup);
+		fprintf(out, "only tasks in cgroup %s and below\n", printable(p->filter_cgroup));
 	if (profile_clock_is_coarse(p))
 		fprintf(out, "note: timed by the %s clocksource, which steps every few ms: the\n"
 			"      latencies below are not measurements (most read 0); counts are exact\n",
-			p->clocksource);
+			printable(p->clocksource));
 }
 
 /* "  MEANING: VALUE" for the rows flagged ROW_TEXT; "errno: ..." for ERRNOS. */

@@ -204,6 +204,14 @@ const char *escape_text(const char *src, char *buf, size_t size)
 	return buf;
 }
 
+const char *printable(const char *src)
+{
+	static char buf[8][4 * 1024 + 4];
+	static unsigned int next;
+
+	return escape_text(src, buf[next++ % 8], sizeof(buf[0]));
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;

@@ -104,6 +104,13 @@ void copy_truncated(char *dst, const char *src, size_t size);
  */
 const char *escape_text(const char *src, char *buf, size_t size);
 
+/*
+ * escape_text() into one of a few static buffers, for text read from a
+ * file or a server that a line of ours prints (a profile's hostname, its
+ * command): valid until eight more calls.  Not for threads.
+ */
+const char *printable(const char *src);
+
 /* A malloc'ed copy of the NULL-terminated `argv`, each string too; NULL when out of memory. */
 char **argv_dup(char *const *argv);
 

@@ -319,11 +319,12 @@ static void print_text(FILE *out, const struct profile *p, const struct verify_r
 	char line[256];
 
 	recorder_describe(p, line, sizeof(line));
-	fprintf(out, "permscope verify: kernel %s\n  families: %s\n", p->kernel_release, line);
+	fprintf(out, "permscope verify: kernel %s\n  families: %s\n", printable(p->kernel_release),
+		line);
 	if (p->command) {
 		fprintf(out, "  command:");
 		for (char **a = p->command; *a; a++)
-			fprintf(out, " %s", *a);
+			fprintf(out, " %s", printable(*a));
 		if (p->exit_status >= 0)
 			fprintf(out, " (exit %d)", p->exit_status);
 		fputc('\n', out);

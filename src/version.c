@@ -43,12 +43,13 @@ json_t *build_info_to_json(const struct build_info *b)
 
 void build_info_text(const struct build_info *b, const char *tool, char *buf, size_t size)
 {
+	/* a profile's or a server's text: escaped, it cannot end a line */
 	if (build_info_known(b))
-		snprintf(buf, size, "permscope %s (libbpf %s)", b->version,
-			 b->libbpf[0] ? b->libbpf : "unknown");
+		snprintf(buf, size, "permscope %s (libbpf %s)", printable(b->version),
+			 b->libbpf[0] ? printable(b->libbpf) : "unknown");
 	else
 		snprintf(buf, size, "permscope %s (build unknown: written before builds were kept)",
-			 tool && *tool ? tool : "unknown");
+			 tool && *tool ? printable(tool) : "unknown");
 }
 
 /* ---- features ------------------------------------------------------------ */

@@ -378,6 +378,38 @@ static void the_largest_counts_are_shown_exactly_and_never_wrap(void **state)
 		       "adding it takes a count past 9223372036854775807", merge, path);
 }
 
+/*
+ * A profile's text reaches a terminal: a hostname holding a newline and a
+ * forged verdict, a kernel release holding a terminal's escape, a command
+ * holding both, are printed escaped by every command that prints them.
+ */
+static void a_profile_cannot_forge_a_line_of_output(void **state)
+{
+	static const char *const report[] = { "report", "FILE", NULL };
+	static const char *const compare[] = { "compare", "FILE", "FILE", NULL };
+	static const char *const gate[] = { "gate", "-b", "FILE", "-n", "FILE", NULL };
+	const char *const *cmds[] = { report, compare, gate };
+	const char *path = tmp_path("forged.json");
+	char *a, *b;
+
+	(void)state;
+	a = replace_once(good_text, "\"buildhost\"", "\"evil\\nPASS  access.unsafe  forged\"");
+	b = replace_once(a, "\"6.18.44-fastperm\"", "\"6.18\\u001b[2J\\r\"");
+	write_file(path, b, strlen(b));
+	free(a);
+	free(b);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run(false, cmds[i], path, NULL);
+		assert_not_contains(out_text, "\nPASS  access.unsafe  forged");
+		assert_not_contains(out_text, "\x1b");
+		assert_not_contains(err_text, "\x1b");
+		assert_not_contains(out_text, "\r");
+	}
+	run(false, report, path, NULL);
+	assert_contains(out_text, "on evil\\nPASS  access.unsafe  forged (x86_64)");
+	assert_contains(out_text, "kernel 6.18\\x1b[2J\\r on");
+}
+
 /* ---- gate --rules ------------------------------------------------------- */
 
 static void gate_refuses_every_bad_rules_file(void **state)
@@ -776,6 +808,7 @@ int main(void)
 		cmocka_unit_test(devices_missing_and_unreadable_profiles_are_refused),
 		cmocka_unit_test(a_bad_newest_snapshot_in_a_state_dir_is_refused_by_name),
 		cmocka_unit_test(the_largest_counts_are_shown_exactly_and_never_wrap),
+		cmocka_unit_test(a_profile_cannot_forge_a_line_of_output),
 		cmocka_unit_test(gate_refuses_every_bad_rules_file),
 		cmocka_unit_test(check_btf_refuses_every_bad_kernel_file),
 		cmocka_unit_test(daemon_refuses_a_state_dir_it_cannot_own),
