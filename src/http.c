@@ -24,8 +24,13 @@
  *
  * Under --web-config (src/webconfig.h), MHD speaks TLS through GnuTLS with
  * the certificate and key read at start, and basic auth is checked before
- * anything else, on the same thread: a password not yet verified costs a
- * bcrypt run there, which the budget in webconfig_authenticate() bounds.
+ * anything else: a password that verified before on this thread, in
+ * microseconds; any other by bcrypt on a thread of its own
+ * (src/httpauth.h), the connection suspended meanwhile.
+ *
+ * Every connection must have finished its TLS handshake and sent its
+ * request headers HTTP_REQUEST_DEADLINE_S after it was accepted, or it is
+ * shut down (src/httpwatch.h).
  */
 #include "http.h"
 
@@ -43,16 +48,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "httpauth.h"
+#include "httpwatch.h"
 #include "webconfig.h"
 
 /*
  * The bounds.  A scraper needs one connection and a request of a few
  * hundred bytes; people with curl or a browser a few more connections.
+ * The total is eight times what one address may hold, so that clients on
+ * a few addresses that connect and stall cannot take every slot (with 16
+ * and 8 two addresses could: 4 of 7 scrapes got through, docs/hardening.md,
+ * "The daemon's endpoint under load"); and a slot that never gets its
+ * request is given back after HTTP_REQUEST_DEADLINE_S (http.h), not the
+ * idle timeout, which a client that sends a byte now and then never meets.
+ * 64 connections are 64 descriptors and at most 64 x 16 KiB of MHD's
+ * memory, plus GnuTLS's state for each.
  */
 enum {
-	HTTP_CONNECTIONS = 16,        /* at once; more wait in the listen queue */
-	HTTP_CONNECTIONS_PER_IP = 8,  /* so one address cannot take them all */
-	HTTP_BACKLOG = 16,            /* the listen queue: as many again may wait */
+	HTTP_CONNECTIONS = 64,        /* at once; more wait in the listen queue */
+	HTTP_CONNECTIONS_PER_IP = 8,  /* so a few addresses cannot take them all */
+	HTTP_BACKLOG = 64,            /* the listen queue: as many again may wait */
 	HTTP_IDLE_TIMEOUT_S = 10,     /* a silent connection is closed after this */
 	/* MHD's memory per connection, which bounds the request line and headers
 	 * (MHD answers 414 or 431 beyond); a reply body is a buffer of its own. */
@@ -70,6 +85,8 @@ struct http_server {
 	http_render_fn render;
 	void *ctx;
 	struct webconfig *web;  /* NULL: plain HTTP, no auth */
+	struct http_auth *auth; /* the bcrypt thread, with web's users */
+	struct http_watch *watch; /* the request deadline */
 	uint64_t answers[HTTP_NCODES]; /* by http_codes[]; atomic */
 	int loopback;
 	char address[INET6_ADDRSTRLEN + sizeof("[]:65535")];
@@ -287,9 +304,7 @@ static enum MHD_Result answer(struct http_server *s, struct MHD_Connection *c,
 	    MHD_add_response_header(r, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff") !=
 	    MHD_YES ||
 	    (status == MHD_HTTP_METHOD_NOT_ALLOWED &&
-	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) ||
-	    (status == MHD_HTTP_TOO_MANY_REQUESTS &&
-	     MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1") != MHD_YES)) {
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES)) {
 		MHD_destroy_response(r);
 		return MHD_NO;
 	}
@@ -326,29 +341,72 @@ static enum MHD_Result answer_metrics(struct http_server *s, struct MHD_Connecti
 	return answer(s, c, MHD_HTTP_OK, r, CONTENT_TYPE_METRICS);
 }
 
+/* A request that could not be served whoever sent it: no bcrypt is spent on one. */
+static bool unservable(struct MHD_Connection *c, const char *method)
+{
+	return (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 /*
- * Basic auth, when the web config has users: the answer to send instead of
- * the page (401 or 429), or 0 to go on.  Nothing the client sent is kept:
- * the password is wiped before MHD's copy is freed.
+ * Basic auth, when the web config has users, on the request's first call:
+ * WEBAUTH_OK to go on, WEBAUTH_DENIED for a 401, -1 when the password
+ * went to the checker (*job) and the connection is suspended until it is
+ * checked, -2 when it could not go (no memory, stopping: the connection
+ * closes unanswered).  A request that could never be served is not
+ * checked unless its password verified before: 401 (a stranger learns
+ * nothing, not even that a method is not served).  Nothing the client
+ * sent is kept here: the password is wiped before MHD's copy is freed.
  */
-static unsigned int refused(struct http_server *s, struct MHD_Connection *c)
+static int authenticate(struct http_server *s, struct MHD_Connection *c, const char *method,
+			struct http_auth_job **job)
 {
 	char *password = NULL, *user;
-	enum webauth verdict = WEBAUTH_DENIED;
+	int verdict = WEBAUTH_DENIED;
 
-	if (!s->web || !s->web->nusers)
-		return 0;
 	user = MHD_basic_auth_get_username_password(c, &password);
-	if (user && password)
-		verdict = webconfig_authenticate(s->web, user, password);
+	if (user && password) {
+		if (webconfig_remembered(s->web, user, password))
+			verdict = WEBAUTH_OK;
+		else if (!unservable(c, method)) {
+			*job = http_auth_check(s->auth, c, user, password);
+			verdict = *job ? -1 : -2;
+		}
+	}
 	if (password) {
 		explicit_bzero(password, strlen(password));
 		MHD_free(password);
 	}
 	if (user)
 		MHD_free(user);
-	return verdict == WEBAUTH_OK ? 0 :
-	       verdict == WEBAUTH_BUSY ? MHD_HTTP_TOO_MANY_REQUESTS : MHD_HTTP_UNAUTHORIZED;
+	return verdict;
+}
+
+/* A checked request's job, freed when MHD is done with the request. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls, (void)c, (void)toe;
+	http_auth_free(*con_cls);
+	*con_cls = NULL;
+}
+
+/* Accepted: the request deadline starts; closed: it ends. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *s = cls;
+	const union MHD_ConnectionInfo *fd;
+
+	(void)socket_context;
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		http_watch_done(s->watch, c);
+		return;
+	}
+	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (fd)
+		http_watch_add(s->watch, c, fd->connect_fd);
 }
 
 /*
@@ -366,16 +424,32 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  void **con_cls)
 {
 	struct http_server *s = cls;
-	unsigned int no;
+	struct http_auth_job *job = *con_cls;
+	int verdict = WEBAUTH_OK;
 
-	(void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+	(void)version, (void)upload_data;
 	/* Before anything else: a client without the password learns nothing, not even a 404. */
-	no = refused(s, c);
-	if (no == MHD_HTTP_UNAUTHORIZED)
-		return answer(s, c, no, text("permscope: unauthorized\n"), CONTENT_TYPE_TEXT);
-	if (no)
-		return answer(s, c, no, text("permscope: too many password checks; try again "
-					     "in a second\n"), CONTENT_TYPE_TEXT);
+	if (job) {
+		/* Resumed by the checker.  unservable() let no body through. */
+		if (*upload_data_size || !__atomic_load_n(&job->done, __ATOMIC_ACQUIRE))
+			return MHD_NO;
+		verdict = job->verdict;
+	} else {
+		/* In time: from here on the idle timeout alone. */
+		http_watch_done(s->watch, c);
+		if (s->web && s->web->nusers) {
+			verdict = authenticate(s, c, method, &job);
+			if (verdict == -1) {
+				*con_cls = job;
+				return MHD_YES;
+			}
+			if (verdict < 0)
+				return MHD_NO;
+		}
+	}
+	if (verdict != WEBAUTH_OK)
+		return answer(s, c, MHD_HTTP_UNAUTHORIZED, text("permscope: unauthorized\n"),
+			      CONTENT_TYPE_TEXT);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return answer(s, c, MHD_HTTP_METHOD_NOT_ALLOWED,
 			      text("permscope: only GET and HEAD are served\n"), CONTENT_TYPE_TEXT);
@@ -427,6 +501,14 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 }
 
 /* ---- the server --------------------------------------------------------------- */
+
+/* The checker and the watch, once MHD is stopped or never started. */
+static void stop_threads(struct http_server *s)
+{
+	http_auth_stop(s->auth);
+	http_auth_destroy(s->auth);
+	http_watch_stop(s->watch);
+}
 
 int http_tls_supported(void)
 {
@@ -480,10 +562,22 @@ struct http_server *http_start_web(const char *listen_arg, struct webconfig *web
 		free(s);
 		return NULL;
 	}
-	/* MHD's thread inherits this mask. */
+	/* MHD's thread and ours inherit this mask. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->watch = http_watch_start(HTTP_CONNECTIONS, HTTP_REQUEST_DEADLINE_S * 1000);
+	s->auth = web && web->nusers ? http_auth_start(web) : NULL;
+	if (!s->watch || (web && web->nusers && !s->auth)) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		stop_threads(s);
+		close(fd);
+		snprintf(err, errlen, "%s: cannot start the HTTP server's threads: %s", listen_arg,
+			 strerror(EAGAIN));
+		free(s);
+		return NULL;
+	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+				  MHD_ALLOW_SUSPEND_RESUME |
 				  MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0) |
 				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, on_request, s,
@@ -495,6 +589,8 @@ struct http_server *http_start_web(const char *listen_arg, struct webconfig *web
 				  (unsigned int)HTTP_CONNECTIONS_PER_IP,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT_S,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 				  MHD_OPTION_ARRAY, tls ? tls_options : &tls_options[3],
 				  MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -508,6 +604,7 @@ struct http_server *http_start_web(const char *listen_arg, struct webconfig *web
 		 */
 		snprintf(err, errlen, "%s: the HTTP server did not start (libmicrohttpd's "
 			 "message above says why)", listen_arg);
+		stop_threads(s);
 		free(s);
 		return NULL;
 	}
@@ -528,7 +625,11 @@ void http_stop(struct http_server *s)
 {
 	if (!s)
 		return;
+	/* No connection may be suspended when MHD stops: the checker resumes them. */
+	http_auth_stop(s->auth);
 	/* Joins MHD's thread, closes every connection and the listening socket. */
 	MHD_stop_daemon(s->mhd);
+	http_auth_destroy(s->auth);
+	http_watch_stop(s->watch);
 	free(s);
 }

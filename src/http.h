@@ -16,6 +16,13 @@
 #define HTTP_DEFAULT_LISTEN "127.0.0.1:23649"
 
 /*
+ * Seconds a connection has, from its accept, to finish its TLS handshake
+ * and send its request headers; then it is shut down (src/httpwatch.h).
+ * A scraper needs milliseconds, three round trips over a slow WAN.
+ */
+#define HTTP_REQUEST_DEADLINE_S 3
+
+/*
  * The body of /metrics, malloc'ed (the server frees it), *len its length;
  * NULL makes the answer a 500.  Called from the server's thread, while the
  * caller's threads go on: what it reads of `ctx` must be made thread-safe
@@ -41,8 +48,8 @@ struct http_server *http_start(const char *listen, http_render_fn render, void *
  * http_start() under a --web-config (src/webconfig.h; NULL: none): TLS
  * when it has a certificate, and every request, whatever its path, first
  * asked for a user of basic_auth_users (401 with WWW-Authenticate: Basic
- * realm="permscope" when missing or wrong, 429 when the time budget for
- * checking passwords is spent).  `web` must outlive the server.
+ * realm="permscope" when missing or wrong; a password is never refused
+ * unchecked, src/httpauth.h).  `web` must outlive the server.
  */
 struct http_server *http_start_web(const char *listen, struct webconfig *web,
 				   http_render_fn render, void *ctx, char *err, size_t errlen);
@@ -55,6 +62,11 @@ int http_tls_supported(void);
  * never got as far as a request, such as a failed TLS handshake, are not).
  */
 enum { HTTP_NCODES = 6 };
+/*
+ * 429 is no longer answered (a password is never refused unchecked); it
+ * stays so that the series of permscope_http_requests_total{code="429"}
+ * that dashboards and alerts name goes on, at 0.
+ */
 extern const unsigned int http_codes[HTTP_NCODES]; /* 200, 401, 404, 405, 429, 500 */
 struct http_stats {
 	uint64_t answers[HTTP_NCODES]; /* by http_codes[] */

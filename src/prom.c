@@ -584,7 +584,7 @@ static void daemon_metrics(struct prom *pr, const struct prom_daemon *d)
 	/* Every code from the start, at 0: increase() of a 401 series then sees the first one. */
 	begin(pr, "counter", "permscope_http_requests_total");
 	help(pr, "requests the /metrics endpoint answered, by status code (401: no or wrong "
-	     "password, 429: password checks over budget)");
+	     "password; 429 is no longer answered and stays at 0)");
 	for (int i = 0; i < HTTP_NCODES; i++) {
 		struct labels ls = { .n = 0 };
 		char code[16];

@@ -7,10 +7,8 @@
  */
 #include "webconfig.h"
 
-#include <crypt.h>
 #include <errno.h>
 #include <gnutls/gnutls.h>
-#include <gnutls/crypto.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,7 +379,6 @@ static void init(struct webconfig *wc)
 	pthread_mutex_init(&wc->lock, NULL);
 	wc->min_version = 12;
 	wc->max_version = 13;
-	wc->budget_s = WEBAUTH_BUDGET_BURST_S;
 }
 
 int webconfig_parse(struct webconfig *wc, const char *text, size_t len, const char *dir,
@@ -582,111 +579,4 @@ const char *webconfig_priorities(const struct webconfig *wc)
 	if (wc->max_version <= 12)
 		return "NORMAL:-VERS-ALL:+VERS-TLS1.2";
 	return "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
-}
-
-/* ---- passwords ------------------------------------------------------------ */
-
-/* Equal or not, in a time that depends on the length alone. */
-static bool same_bytes(const void *a, const void *b, size_t len)
-{
-	const volatile unsigned char *x = a, *y = b;
-	unsigned char diff = 0;
-
-	for (size_t i = 0; i < len; i++)
-		diff |= x[i] ^ y[i];
-	return diff == 0;
-}
-
-/* SHA-256 of USER, NUL, PASSWORD: what is kept of a password that verified. */
-static int digest(const char *user, const char *password, unsigned char out[32])
-{
-	size_t ul = strlen(user), pl = strlen(password);
-	char *buf = malloc(ul + 1 + pl);
-	int ret;
-
-	if (!buf)
-		return -1;
-	memcpy(buf, user, ul + 1);
-	memcpy(buf + ul + 1, password, pl);
-	ret = gnutls_hash_fast(GNUTLS_DIG_SHA256, buf, ul + 1 + pl, out);
-	explicit_bzero(buf, ul + 1 + pl);
-	free(buf);
-	return ret < 0 ? -1 : 0;
-}
-
-/* Top the budget up for the time gone by; whether any is left. */
-static bool budget_left(struct webconfig *wc, uint64_t now)
-{
-	if (wc->budget_at_ns)
-		wc->budget_s += (now - wc->budget_at_ns) / 1e9 * WEBAUTH_BUDGET_S;
-	if (wc->budget_s > WEBAUTH_BUDGET_BURST_S)
-		wc->budget_s = WEBAUTH_BUDGET_BURST_S;
-	wc->budget_at_ns = now;
-	return wc->budget_s > 0;
-}
-
-/* The dummy hash's salt, at the highest cost of the users, made once. */
-static const char *dummy_setting(struct webconfig *wc)
-{
-	int cost = 4;
-
-	if (wc->dummy_setting[0])
-		return wc->dummy_setting;
-	for (size_t i = 0; i < wc->nusers; i++) {
-		int c = (wc->users[i].hash[4] - '0') * 10 + (wc->users[i].hash[5] - '0');
-
-		cost = c > cost ? c : cost;
-	}
-	if (!crypt_gensalt_rn("$2b$", cost, NULL, 0, wc->dummy_setting,
-			      sizeof(wc->dummy_setting)))
-		wc->dummy_setting[0] = 0;
-	return wc->dummy_setting;
-}
-
-enum webauth webconfig_authenticate(struct webconfig *wc, const char *user,
-				    const char *password)
-{
-	struct webconfig_user *u = NULL;
-	unsigned char d[32];
-	struct crypt_data *cd;
-	const char *setting, *out;
-	uint64_t t0;
-	bool ok = false, have_digest;
-
-	for (size_t i = 0; i < wc->nusers; i++)
-		if (!strcmp(wc->users[i].name, user))
-			u = &wc->users[i];
-	have_digest = digest(user, password, d) == 0;
-	pthread_mutex_lock(&wc->lock);
-	if (u && u->has_good && have_digest && same_bytes(d, u->good, sizeof(d))) {
-		pthread_mutex_unlock(&wc->lock);
-		return WEBAUTH_OK;
-	}
-	t0 = now_monotonic_ns();
-	if (!budget_left(wc, t0)) {
-		pthread_mutex_unlock(&wc->lock);
-		return WEBAUTH_BUSY;
-	}
-	setting = u ? u->hash : dummy_setting(wc);
-	pthread_mutex_unlock(&wc->lock);
-
-	/* struct crypt_data is 32 KiB: on the heap, not on MHD's thread stack. */
-	cd = calloc(1, sizeof(*cd));
-	if (cd && *setting) {
-		out = crypt_rn(password, setting, cd, sizeof(*cd));
-		ok = u && out && strlen(out) == strlen(u->hash) &&
-		     same_bytes(out, u->hash, strlen(u->hash));
-		explicit_bzero(cd, sizeof(*cd));
-	}
-	free(cd);
-
-	pthread_mutex_lock(&wc->lock);
-	wc->budget_s -= (now_monotonic_ns() - t0) / 1e9;
-	if (ok && have_digest) {
-		memcpy(u->good, d, sizeof(d));
-		u->has_good = true;
-	}
-	pthread_mutex_unlock(&wc->lock);
-	explicit_bzero(d, sizeof(d));
-	return ok ? WEBAUTH_OK : WEBAUTH_DENIED;
 }

@@ -18,10 +18,9 @@
  * start.  docs/daemon.md, "Scraping from another host", is the reference.
  *
  * Checking a password is here too, so that it is tested without HTTP:
- * bcrypt through libcrypt, a verified password remembered (as its SHA-256)
- * so that a scraper pays bcrypt once, and a budget of bcrypt time per
- * second so that a flood of wrong passwords cannot hold the server's one
- * thread.
+ * bcrypt through libcrypt, and a verified password remembered (as its
+ * SHA-256) so that a scraper pays bcrypt once.  Where the bcrypt runs, and
+ * in which order when many come at once, is src/httpauth.h's business.
  */
 #ifndef PERMSCOPE_WEBCONFIG_H
 #define PERMSCOPE_WEBCONFIG_H
@@ -67,8 +66,6 @@ struct webconfig {
 	/* webconfig_authenticate()'s state, under lock. */
 	pthread_mutex_t lock;
 	char dummy_setting[64];   /* bcrypt salt for unknown users, at the users' top cost */
-	double budget_s;          /* bcrypt seconds that may be spent now */
-	uint64_t budget_at_ns;    /* when budget_s was last topped up */
 };
 
 /*
@@ -96,22 +93,23 @@ const char *webconfig_priorities(const struct webconfig *wc);
 enum webauth {
 	WEBAUTH_OK,      /* user known, password right */
 	WEBAUTH_DENIED,  /* unknown user or wrong password */
-	WEBAUTH_BUSY,    /* not checked: the bcrypt budget is spent; try again later */
 };
 
 /*
+ * Whether PASSWORD is the one that last verified for USER: a SHA-256 and
+ * a constant-time compare, microseconds, no bcrypt.  Thread-safe.
+ */
+bool webconfig_remembered(struct webconfig *wc, const char *user, const char *password);
+
+/*
  * Whether USER may log in with PASSWORD.  A password that verified before
- * costs a SHA-256 and a constant-time compare; any other costs a bcrypt run
- * (an unknown user's too, against a dummy hash of the same cost, so that
- * the time does not tell whether a user exists), taken from a budget of
- * WEBAUTH_BUDGET_S per second; with none left the answer is WEBAUTH_BUSY.
+ * costs what webconfig_remembered() does; any other a bcrypt run (an
+ * unknown user's too, against a dummy hash of the same cost, so that the
+ * time does not tell whether a user exists), tens of milliseconds at cost
+ * 10, on the caller's thread.  A password that verifies is remembered.
  * Thread-safe.
  */
 enum webauth webconfig_authenticate(struct webconfig *wc, const char *user,
 				    const char *password);
-
-/* bcrypt seconds per second, and the most that may be saved up. */
-#define WEBAUTH_BUDGET_S 0.25
-#define WEBAUTH_BUDGET_BURST_S 1.0
 
 #endif

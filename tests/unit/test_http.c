@@ -21,7 +21,7 @@
 #include "http.h"
 
 /* The limits src/http.c sets, as a client sees them. */
-#define CONNECTIONS 16
+#define CONNECTIONS 64
 #define CONNECTIONS_PER_IP 8
 
 #define KNOWN_BODY "# HELP permscope_test A known body.\n" \
@@ -672,29 +672,36 @@ static void one_address_gets_8_connections_and_the_next_is_closed_and_logged(voi
 	assert_true(answers_within(addr, "/metrics", 2000));
 }
 
-static void beyond_16_connections_a_client_waits_until_one_closes(void **state)
+/*
+ * 64 connections from eight addresses (127.0.0.0/8 is all loopback on
+ * Linux), 8 each so that the per-address limit does not come first: the
+ * next waits in the listen queue until one closes.  All within the request
+ * deadline, which would close them too.
+ */
+static void beyond_64_connections_a_client_waits_until_one_closes(void **state)
 {
 	struct fixture *f = *state;
 	const char *addr = http_address(f->server);
 	int held[CONNECTIONS], extra;
+	char from[32];
 	struct reply r;
 
-	/* 127.0.0.0/8 is all loopback on Linux: three client addresses, so the
-	 * per-address limit does not come first. */
 	held[0] = dial(addr, "127.0.0.2:0");
 	if (held[0] < 0) {
 		print_message("skipped: cannot connect from 127.0.0.2: %s\n", strerror(errno));
 		skip();
 	}
-	for (int i = 1; i < CONNECTIONS; i++)
-		held[i] = must_dial(addr, i < CONNECTIONS / 2 ? "127.0.0.2:0" : "127.0.0.3:0");
-	extra = must_dial(addr, "127.0.0.4:0");
+	for (int i = 1; i < CONNECTIONS; i++) {
+		snprintf(from, sizeof(from), "127.0.0.%d:0", 2 + i / CONNECTIONS_PER_IP);
+		held[i] = must_dial(addr, from);
+	}
+	extra = must_dial(addr, "127.0.0.99:0");
 	send_all(extra, "GET /metrics HTTP/1.1\r\nHost: test\r\n\r\n", 38);
 	/* Not accepted: it waits in the listen queue, unanswered. */
 	assert_false(readable_within(extra, 500));
 	assert_int_equal(atomic_load(&f->src.calls), 0);
 	close(held[0]);
-	r = receive(extra, 5000);
+	r = receive(extra, 2000);
 	close(extra);
 	assert_status(r, 200);
 	assert_int_equal(r.body_len, strlen(KNOWN_BODY));
@@ -870,7 +877,7 @@ int main(void)
 						serve_known_body, stop_server),
 		cmocka_unit_test_setup_teardown(one_address_gets_8_connections_and_the_next_is_closed_and_logged,
 						serve_known_body, stop_server),
-		cmocka_unit_test_setup_teardown(beyond_16_connections_a_client_waits_until_one_closes,
+		cmocka_unit_test_setup_teardown(beyond_64_connections_a_client_waits_until_one_closes,
 						serve_known_body, stop_server),
 		cmocka_unit_test(ipv6_loopback_is_served_when_the_machine_has_it),
 		cmocka_unit_test_setup_teardown(an_address_in_use_is_refused_saying_so,
