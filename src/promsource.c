@@ -35,19 +35,10 @@
 #include "hist.h"
 #include "metrics.h"
 #include "prom.h"
+#include "promside.h"
 #include "util.h"
 
 #define QUERY_MAX 4096 /* four selectors of 511 bytes and the names: never cut */
-/*
- * A side of more hosts is refused (a reason): each host is a profile, and
- * a label that changes per sample must not make a million of them.
- */
-#define HOSTS_MAX 4096
-/* A host's filesystems: more is a label gone wrong (a bounded profile). */
-#define FS_MAX 256
-/* A count above this is not exact in Prometheus's float64 (2^53). */
-#define COUNT_EXACT_MAX 9007199254740992.0
-
 struct reader {
 	struct promclient *c;
 	const struct promsource_query *q;
@@ -56,63 +47,6 @@ struct reader {
 	char *err;
 	size_t errlen;
 };
-
-/*
- * One query's samples as they stream in.  keep[0] is always "instance",
- * keep[1] "job" (named in a duplicate's reason, left out of its key).
- */
-struct sample_ctx {
-	struct reader *r;
-	const char *series; /* the metric queried, for reasons */
-	const char *keep[PROMANSWER_LABELS + 1];
-	int (*take)(struct sample_ctx *q, struct promsource_host *h,
-		    const struct promanswer_sample *s);
-	enum family_id f;
-	int part;
-	/* the keys seen, for two series of one host and row: open addressing */
-	uint64_t *keys;
-	size_t nkeys, cap;
-};
-
-static int reason_add(struct promsource_reasons *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int reason_add(struct promsource_reasons *r, const char *fmt, ...)
-{
-	char **line = realloc(r->line, (r->n + 1) * sizeof(*line));
-	va_list ap;
-	int n;
-
-	if (!line)
-		return PROMSOURCE_ENOMEM;
-	r->line = line;
-	va_start(ap, fmt);
-	n = vasprintf(&line[r->n], fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return PROMSOURCE_ENOMEM;
-	r->n++;
-	return 0;
-}
-
-static bool has_reason(const struct promsource_reasons *r, const char *prefix)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (!strncmp(r->line[i], prefix, strlen(prefix)))
-			return true;
-	return false;
-}
-
-/* A reason given once: the first of its kind (PREFIX) is kept. */
-#define reason_once(r, prefix, ...) \
-	(has_reason((r), (prefix)) ? 0 : reason_add((r), prefix __VA_ARGS__))
-
-static void reasons_free(struct promsource_reasons *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		free(r->line[i]);
-	free(r->line);
-	*r = (struct promsource_reasons){ 0 };
-}
 
 /* The selector's matchers between its braces; -1 unless it is {...} or empty. */
 static int selector_matchers(const char *sel, char *out, size_t size)
@@ -195,283 +129,27 @@ static void count_query(const struct reader *r, char *buf, const char *name, con
 		 name, m, name, m, w, name, m, name, m, w, tail);
 }
 
-/* The index of label NAME in the query's keep list, or -1. */
-static int keep_index(const struct sample_ctx *q, const char *name)
-{
-	for (int i = 0; q->keep[i]; i++)
-		if (!strcmp(q->keep[i], name))
-			return i;
-	return -1;
-}
-
-static const char *label_of(const struct sample_ctx *q, const struct promanswer_sample *s,
-			    const char *name)
-{
-	int i = keep_index(q, name);
-
-	return i >= 0 ? s->label[i] : NULL;
-}
-
-/* Adds label NAME to the query's keep list, once. */
-static void keep_label(struct sample_ctx *q, const char *name)
-{
-	int n = 0;
-
-	if (!name || keep_index(q, name) >= 0)
-		return;
-	while (q->keep[n])
-		n++;
-	if (n < PROMANSWER_LABELS)
-		q->keep[n] = name;
-}
-
-/* The sample's labels but instance and job, as {a="x",b="y"}: for reasons. */
-static void labels_text(const struct sample_ctx *q, const struct promanswer_sample *s,
-			char *buf, size_t size)
-{
-	size_t off = (size_t)snprintf(buf, size, "%s{", q->series);
-
-	for (int i = 2; q->keep[i] && off < size; i++)
-		if (s->label[i]) {
-			char v[4 * PROMANSWER_LABEL_MAX + 1];
-
-			off += (size_t)snprintf(buf + off, size - off, "%s%s=\"%s\"",
-						buf[off - 1] == '{' ? "" : ",", q->keep[i],
-						escape_text(s->label[i], v, sizeof(v)));
-		}
-	if (off < size)
-		snprintf(buf + off, size - off, "}");
-}
-
-/* FNV-1a over the sample's instance and row labels (not job): two series, one count. */
-static uint64_t sample_key(const struct sample_ctx *q, const struct promanswer_sample *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (int i = 0; q->keep[i]; i++) {
-		const char *v = i == 1 ? NULL : s->label[i];
-
-		/* absent and "" differ: a marker byte first */
-		h = (h ^ (v ? 1u : 2u)) * 1099511628211ULL;
-		for (; v && *v; v++)
-			h = (h ^ (unsigned char)*v) * 1099511628211ULL;
-		h = (h ^ 0xff) * 1099511628211ULL;
-	}
-	return h ? h : 1;
-}
-
-/* Whether KEY was seen in this query; adds it.  -1 when out of memory. */
-static int key_seen(struct sample_ctx *q, uint64_t key)
-{
-	size_t i;
-
-	if (2 * (q->nkeys + 1) > q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 1024;
-		uint64_t *keys = calloc(cap, sizeof(*keys));
-
-		if (!keys)
-			return -1;
-		for (size_t k = 0; k < q->cap; k++)
-			if (q->keys[k])
-				for (i = q->keys[k] & (cap - 1); ; i = (i + 1) & (cap - 1))
-					if (!keys[i]) {
-						keys[i] = q->keys[k];
-						break;
-					}
-		free(q->keys);
-		q->keys = keys;
-		q->cap = cap;
-	}
-	for (i = key & (q->cap - 1); q->keys[i]; i = (i + 1) & (q->cap - 1))
-		if (q->keys[i] == key)
-			return 1;
-	q->keys[i] = key;
-	q->nkeys++;
-	return 0;
-}
-
-/* The host called `instance` (escaped: printable, one to one), added when new. */
-static struct promsource_host *host(struct reader *r, const char *instance)
-{
-	struct promsource_side *s = r->side;
-	struct promsource_host *h;
-	char name[sizeof(h->instance)];
-
-	escape_text(instance ? instance : "", name, sizeof(name));
-	for (size_t i = 0; i < s->nhosts; i++)
-		if (!strcmp(s->hosts[i].instance, name))
-			return &s->hosts[i];
-	h = realloc(s->hosts, (s->nhosts + 1) * sizeof(*h));
-	if (!h)
-		return NULL;
-	s->hosts = h;
-	h = &s->hosts[s->nhosts++];
-	memset(h, 0, sizeof(*h));
-	h->started = h->started_before = NAN;
-	snprintf(h->instance, sizeof(h->instance), "%s", name);
-	profile_init(&h->profile);
-	copy_truncated(h->profile.hostname, name, sizeof(h->profile.hostname));
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		h->profile.fam[f].lost_known = true;
-	return h;
-}
-
-/*
- * Every sample of every query comes here first: a label longer than can
- * be kept, a host past the side's bound, or a second series for one row
- * of one host is a reason, and the sample is not taken.
- */
-static int on_sample(void *ctx, const struct promanswer_sample *s)
-{
-	struct sample_ctx *q = ctx;
-	struct promsource_side *side = q->r->side;
-	struct promsource_host *h;
-	char what[1024], job[4 * 64];
-	int seen;
-
-	if (s->overlong & 1u)
-		return reason_once(&side->why, "a series' instance label is longer than ",
-				   "%d bytes (%s): its host cannot be told apart from others",
-				   PROMANSWER_LABEL_MAX, q->series);
-	if (side->nhosts >= HOSTS_MAX && !has_reason(&side->why, "more than ")) {
-		bool known = false;
-		char name[sizeof(h->instance)];
-
-		escape_text(s->label[0] ? s->label[0] : "", name, sizeof(name));
-		for (size_t i = 0; i < side->nhosts && !known; i++)
-			known = !strcmp(side->hosts[i].instance, name);
-		if (!known)
-			return reason_add(&side->why, "more than %d hosts: a side is bounded so "
-					  "(narrow the selector)", HOSTS_MAX);
-	}
-	if (side->nhosts >= HOSTS_MAX && has_reason(&side->why, "more than "))
-		return 0;
-	if (!(h = host(q->r, s->label[0])))
-		return PROMSOURCE_ENOMEM;
-	if (s->overlong) {
-		labels_text(q, s, what, sizeof(what));
-		return reason_once(&h->why, "a label longer than ", "%d bytes in %s: it cannot "
-				   "be kept whole, so its count cannot be placed",
-				   PROMANSWER_LABEL_MAX, what);
-	}
-	if ((seen = key_seen(q, sample_key(q, s))) < 0)
-		return PROMSOURCE_ENOMEM;
-	if (seen) {
-		labels_text(q, s, what, sizeof(what));
-		return reason_once(&h->why, "more than one series for ", "%s (job %s among "
-				   "them): one count of a host must come from one series (a "
-				   "host scraped by two jobs, an HA pair without deduplication)",
-				   what, escape_text(s->label[1] ? s->label[1] : "", job,
-						     sizeof(job)));
-	}
-	return q->take(q, h, s);
-}
-
-/*
- * The sample's value as a count: a whole number, finite, not negative,
- * exact in a float64, written as a number and nothing else.  NULL, or
- * why it is none.
- */
-static const char *count_value(const struct promanswer_sample *s, __u64 *out)
-{
-	const char *v = s->value;
-	char *end;
-	double d;
-
-	*out = 0;
-	if (s->value_overlong)
-		return "longer than any number";
-	/* Prometheus writes a float64 so: digits, a point, an exponent, or NaN, ±Inf */
-	if (!strcmp(v, "NaN") || !strcmp(v, "+Inf") || !strcmp(v, "-Inf") || !strcmp(v, "Inf"))
-		return "not finite";
-	if (!*v || v[strspn(v, "0123456789.eE+-")])
-		return "not a number";
-	errno = 0;
-	d = strtod(v, &end);
-	if (*end || end == v)
-		return "not a number";
-	if (!isfinite(d))
-		return "not finite";
-	if (d < 0)
-		return "negative";
-	if (d != floor(d))
-		return "not a whole number";
-	if (d > COUNT_EXACT_MAX)
-		return "over 2^53, where a float64 no longer holds every count exactly";
-	*out = (__u64)d;
-	return NULL;
-}
-
-/* The reason a sample is not a count, on its host; 0 or PROMSOURCE_ENOMEM. */
-static int not_a_count(struct sample_ctx *q, struct promsource_host *h,
-		       const struct promanswer_sample *s, const char *why)
-{
-	char what[1024], val[4 * PROMANSWER_VALUE_MAX + 1];
-
-	labels_text(q, s, what, sizeof(what));
-	return reason_once(&h->why, "a value that is not a count", ": %s is \"%s\", %s%s",
-			   what, escape_text(s->value, val, sizeof(val)), why,
-			   !strcmp(why, "negative") ? " (the counter went down inside the "
-			   "window without a reset Prometheus saw)" : "");
-}
-
-/* COUNTER += V, or a reason where the sum would pass what a profile holds. */
-static int add_count(struct sample_ctx *q, struct promsource_host *h,
-		     const struct promanswer_sample *s, __u64 *counter, __u64 v)
-{
-	if (__builtin_add_overflow(*counter, v, counter) || *counter > PROFILE_COUNT_MAX) {
-		*counter = 0;
-		return not_a_count(q, h, s, "a sum past 2^63");
-	}
-	return 0;
-}
-
-static int query(struct reader *r, struct sample_ctx *q, const char *promql)
+static int query(struct reader *r, struct promside_query *q, const char *promql)
 {
 	struct promclient_answer ans;
 	int ret;
 
-	q->r = r;
+	q->side = r->side;
 	q->keep[0] = "instance";
 	q->keep[1] = "job";
-	ret = promclient_query(r->c, promql, r->q->at, q->keep, on_sample, q, &ans, r->err,
+	ret = promclient_query(r->c, promql, r->q->at, q->keep, promside_take, q, &ans, r->err,
 			       r->errlen);
-	free(q->keys);
-	q->keys = NULL;
-	q->nkeys = q->cap = 0;
+	promside_done(q);
 	if (!ret && ans.nwarnings)
-		ret = reason_once(&r->side->why, "Prometheus warned that its answer may be ",
+		ret = reasons_once(&r->side->why, "Prometheus warned that its answer may be ",
 				  "partial (%zu warning%s, the first: %s): nothing is judged on "
 				  "part of a fleet", ans.nwarnings, ans.nwarnings == 1 ? "" : "s",
 				  ans.warning);
 	return ret;
 }
 
-/* The stats struct of family `f` a sample's labels name (its fs for a per-fs family). */
-static void *sample_stats(struct sample_ctx *q, struct promsource_host *h,
-			  const struct promanswer_sample *s)
-{
-	const char *fs_name = label_of(q, s, "fs");
-	struct fs_result *fs;
-
-	if (!schema[q->f].per_fs)
-		return profile_stats(&h->profile, q->f, 0);
-	if (fs_name && strlen(fs_name) >= FS_NAME_LEN) {
-		reason_once(&h->why, "a filesystem name longer than ", "%d bytes: its counts "
-			    "cannot be told from another's", FS_NAME_LEN - 1);
-		return NULL;
-	}
-	if (!profile_find_fs(&h->profile, fs_name ? fs_name : "") && h->profile.nfs >= FS_MAX) {
-		reason_once(&h->why, "more filesystems than ", "%d: a host has not so many",
-			    FS_MAX);
-		return NULL;
-	}
-	fs = profile_add_fs(&h->profile, fs_name ? fs_name : "");
-	return fs ? &fs->s : NULL;
-}
-
 /* A sample of counter q->series into the rows prom_row_series() names so. */
-static int take_counter(struct sample_ctx *q, struct promsource_host *h,
+static int take_counter(struct promside_query *q, struct promsource_host *h,
 			const struct promanswer_sample *s)
 {
 	const struct family_schema *fs = &schema[q->f];
@@ -480,9 +158,9 @@ static int take_counter(struct sample_ctx *q, struct promsource_host *h,
 	__u64 v;
 	int ret = 0;
 
-	if ((why = count_value(s, &v)))
-		return not_a_count(q, h, s, why);
-	if (!(stats = sample_stats(q, h, s)))
+	if ((why = promside_count(s, &v)))
+		return promside_not_a_count(q, h, s, why);
+	if (!(stats = promside_stats(q, h, s)))
 		return h->why.n ? 0 : PROMSOURCE_ENOMEM;
 	for (int row = 0; !ret && row < fs->nrows; row++) {
 		const char *label, *value, *has;
@@ -494,15 +172,15 @@ static int take_counter(struct sample_ctx *q, struct promsource_host *h,
 		prom_row_series(q->f, row, rname, sizeof(rname), &label, &value);
 		if (strcmp(rname, q->series))
 			continue;
-		has = label ? label_of(q, s, label) : NULL;
+		has = label ? promside_label(q, s, label) : NULL;
 		if (fs->rows[row].kind == ROW_ERRNOS) {
 			int e = has ? errno_by_key(has) : -1;
 
 			if (e >= 0 && e < EXEC_ERRNO_MAX)
-				ret = add_count(q, h, s, &schema_counter(&fs->rows[row], stats)[e], v);
+				ret = promside_add_count(q, h, s, &schema_counter(&fs->rows[row], stats)[e], v);
 			h->seen[q->f] |= 1u << row;
 		} else if (!label || (has && !strcmp(has, value))) {
-			ret = add_count(q, h, s, schema_counter(&fs->rows[row], stats), v);
+			ret = promside_add_count(q, h, s, schema_counter(&fs->rows[row], stats), v);
 			h->seen[q->f] |= 1u << row;
 		}
 	}
@@ -516,12 +194,12 @@ static int take_counter(struct sample_ctx *q, struct promsource_host *h,
 static int read_counter(struct reader *r, enum family_id f, const char *name)
 {
 	const struct family_schema *fs = &schema[f];
-	struct sample_ctx q = { .series = name, .take = take_counter, .f = f };
+	struct promside_query q = { .series = name, .take = take_counter, .f = f };
 	char promql[QUERY_MAX];
 
-	keep_label(&q, "instance");
-	keep_label(&q, "job");
-	keep_label(&q, "fs");
+	promside_keep(&q, "instance");
+	promside_keep(&q, "job");
+	promside_keep(&q, "fs");
 	for (int row = 0; row < fs->nrows; row++) {
 		const char *label, *value;
 		char rname[128];
@@ -531,17 +209,17 @@ static int read_counter(struct reader *r, enum family_id f, const char *name)
 			continue;
 		prom_row_series(f, row, rname, sizeof(rname), &label, &value);
 		if (!strcmp(rname, name))
-			keep_label(&q, label);
+			promside_keep(&q, label);
 	}
 	count_query(r, promql, name, "");
 	return query(r, &q, promql);
 }
 
-static int take_reset(struct sample_ctx *q, struct promsource_host *h,
+static int take_reset(struct promside_query *q, struct promsource_host *h,
 		      const struct promanswer_sample *s)
 {
 	(void)s;
-	return reason_once(&h->why, "counters reset inside the window", " (%s): the daemon "
+	return reasons_once(&h->why, "counters reset inside the window", " (%s): the daemon "
 			   "restarted, so what it counted in the window cannot be told",
 			   q->series);
 }
@@ -549,19 +227,19 @@ static int take_reset(struct sample_ctx *q, struct promsource_host *h,
 /* A reason for each host with a counter `name` that went down inside the window. */
 static int read_resets(struct reader *r, const char *name)
 {
-	struct sample_ctx q = { .series = name, .take = take_reset };
+	struct promside_query q = { .series = name, .take = take_reset };
 	char promql[QUERY_MAX];
 
-	keep_label(&q, "instance");
-	keep_label(&q, "job");
+	promside_keep(&q, "instance");
+	promside_keep(&q, "job");
 	/* one series per row: keep what tells rows apart, or they look alike */
-	keep_label(&q, "fs");
-	keep_label(&q, "outcome");
-	keep_label(&q, "le");
-	keep_label(&q, "family");
-	keep_label(&q, "program");
-	keep_label(&q, "errno");
-	keep_label(&q, "reason");
+	promside_keep(&q, "fs");
+	promside_keep(&q, "outcome");
+	promside_keep(&q, "le");
+	promside_keep(&q, "family");
+	promside_keep(&q, "program");
+	promside_keep(&q, "errno");
+	promside_keep(&q, "reason");
 	range_query(r, promql, "resets", name, " > 0");
 	return query(r, &q, promql);
 }
@@ -577,42 +255,24 @@ static int slot_of_le(const char *le)
 	return -1;
 }
 
-/* A latency sum in seconds as ns, or why it is none. */
-static const char *sum_value(const struct promanswer_sample *s, __u64 *out)
-{
-	char *end;
-	double d;
-
-	*out = 0;
-	if (s->value_overlong || !*s->value || s->value[strspn(s->value, "0123456789.eE+-")])
-		return "not a number";
-	d = strtod(s->value, &end);
-	if (*end)
-		return "not a number";
-	if (!isfinite(d) || d < 0 || d * 1e9 > (double)PROFILE_COUNT_MAX)
-		return "not a sum of latencies";
-	*out = (__u64)llround(d * 1e9);
-	return NULL;
-}
-
 /*
  * A sample of the OUTCOME rows' histogram: its buckets (cumulative, until
  * hist_uncumulate()), _sum and _count.  A bucket's cumulative count sits
  * in its slot, +Inf's in the last.
  */
-static int take_latency(struct sample_ctx *q, struct promsource_host *h,
+static int take_latency(struct promside_query *q, struct promsource_host *h,
 			const struct promanswer_sample *s)
 {
 	const struct family_schema *fs = &schema[q->f];
-	const char *outcome = label_of(q, s, "outcome"), *le = label_of(q, s, "le"), *why;
+	const char *outcome = promside_label(q, s, "outcome"), *le = promside_label(q, s, "le"), *why;
 	void *stats;
 	__u64 v;
 	int ret = 0;
 
-	why = q->part == 1 ? sum_value(s, &v) : count_value(s, &v);
+	why = q->part == 1 ? promside_sum(s, &v) : promside_count(s, &v);
 	if (why)
-		return not_a_count(q, h, s, why);
-	if (!(stats = sample_stats(q, h, s)))
+		return promside_not_a_count(q, h, s, why);
+	if (!(stats = promside_stats(q, h, s)))
 		return h->why.n ? 0 : PROMSOURCE_ENOMEM;
 	for (int row = 0; !ret && row < fs->nrows; row++) {
 		const struct schema_row *rw = &fs->rows[row];
@@ -623,13 +283,13 @@ static int take_latency(struct sample_ctx *q, struct promsource_host *h,
 			continue;
 		hs = schema_hist(rw, stats);
 		if (q->part == 1)
-			ret = add_count(q, h, s, &hs->sum, v);
+			ret = promside_add_count(q, h, s, &hs->sum, v);
 		else if (q->part == 2)
-			ret = add_count(q, h, s, &hs->count, v);
+			ret = promside_add_count(q, h, s, &hs->count, v);
 		else if (le && !strcmp(le, "+Inf"))
-			ret = add_count(q, h, s, &hs->slots[HIST_SLOTS - 1], v);
+			ret = promside_add_count(q, h, s, &hs->slots[HIST_SLOTS - 1], v);
 		else if (le && (slot = slot_of_le(le)) >= 0)
-			ret = add_count(q, h, s, &hs->slots[slot], v);
+			ret = promside_add_count(q, h, s, &hs->slots[slot], v);
 	}
 	return ret;
 }
@@ -642,15 +302,15 @@ static int read_latency(struct reader *r, enum family_id f)
 
 	prom_latency_name(f, name, sizeof(name));
 	for (int part = 0; part < 3; part++) {
-		struct sample_ctx q = { .series = metric[part], .take = take_latency, .f = f,
+		struct promside_query q = { .series = metric[part], .take = take_latency, .f = f,
 					.part = part };
 
 		snprintf(metric[part], sizeof(metric[part]), "%s%s", name, parts[part]);
-		keep_label(&q, "instance");
-		keep_label(&q, "job");
-		keep_label(&q, "fs");
-		keep_label(&q, "outcome");
-		keep_label(&q, "le");
+		promside_keep(&q, "instance");
+		promside_keep(&q, "job");
+		promside_keep(&q, "fs");
+		promside_keep(&q, "outcome");
+		promside_keep(&q, "le");
 		count_query(r, promql, metric[part], "");
 		if ((ret = query(r, &q, promql)))
 			return ret;
@@ -717,17 +377,17 @@ static int read_family(struct reader *r, enum family_id f)
 }
 
 /* permscope_build_info: the build and kernel; two builds in the window is a reason. */
-static int take_build(struct sample_ctx *q, struct promsource_host *h,
+static int take_build(struct promside_query *q, struct promsource_host *h,
 		      const struct promanswer_sample *s)
 {
-	const char *rev = label_of(q, s, "revision"), *ver = label_of(q, s, "version");
-	const char *lib = label_of(q, s, "libbpf"), *kernel = label_of(q, s, "kernel");
+	const char *rev = promside_label(q, s, "revision"), *ver = promside_label(q, s, "version");
+	const char *lib = promside_label(q, s, "libbpf"), *kernel = promside_label(q, s, "kernel");
 	struct profile *p = &h->profile;
 	char e[4 * 64];
 
 	escape_text(rev, e, sizeof(e));
 	if (p->build.revision[0] && strcmp(p->build.revision, e))
-		return reason_add(&h->why, "its permscope build changed inside the window "
+		return reasons_add(&h->why, "its permscope build changed inside the window "
 				  "(revision %s, then %s)", p->build.revision, e);
 	copy_truncated(p->build.revision, e, sizeof(p->build.revision));
 	escape_text(ver, p->build.version, sizeof(p->build.version));
@@ -739,24 +399,24 @@ static int take_build(struct sample_ctx *q, struct promsource_host *h,
 
 static int read_builds(struct reader *r)
 {
-	struct sample_ctx q = { .series = "permscope_build_info", .take = take_build };
+	struct promside_query q = { .series = "permscope_build_info", .take = take_build };
 	char promql[QUERY_MAX];
 
-	keep_label(&q, "instance");
-	keep_label(&q, "job");
-	keep_label(&q, "revision");
-	keep_label(&q, "version");
-	keep_label(&q, "libbpf");
-	keep_label(&q, "kernel");
+	promside_keep(&q, "instance");
+	promside_keep(&q, "job");
+	promside_keep(&q, "revision");
+	promside_keep(&q, "version");
+	promside_keep(&q, "libbpf");
+	promside_keep(&q, "kernel");
 	range_query(r, promql, "max_over_time", "permscope_build_info", "");
 	return query(r, &q, promql);
 }
 
 /* permscope_probe_attached: each family's mode, 1 attached, 0 unavailable. */
-static int take_mode(struct sample_ctx *q, struct promsource_host *h,
+static int take_mode(struct promside_query *q, struct promsource_host *h,
 		     const struct promanswer_sample *s)
 {
-	const char *fname = label_of(q, s, "family"), *mname = label_of(q, s, "mode");
+	const char *fname = promside_label(q, s, "family"), *mname = promside_label(q, s, "mode");
 	int f = fname ? family_by_name(fname) : -1, m = mname ? mode_by_name(mname) : -1;
 	enum family_status st = strtod(s->value, NULL) >= 1 ? FAMILY_OK : FAMILY_UNAVAILABLE;
 	struct family_result *fr;
@@ -767,7 +427,7 @@ static int take_mode(struct sample_ctx *q, struct promsource_host *h,
 	fr = &h->profile.fam[f];
 	if (fr->status != FAMILY_NOT_REQUESTED &&
 	    (fr->status != st || (m >= 0 && fr->mode != (enum attach_mode)m)))
-		return reason_add(&h->why, "the %s family attached in more than one mode inside "
+		return reasons_add(&h->why, "the %s family attached in more than one mode inside "
 				  "the window (%s, %s)", fname, family_state_name(fr),
 				  mname ? escape_text(mname, e, sizeof(e)) : "none");
 	fr->status = st;
@@ -777,79 +437,70 @@ static int take_mode(struct sample_ctx *q, struct promsource_host *h,
 
 static int read_modes(struct reader *r)
 {
-	struct sample_ctx q = { .series = "permscope_probe_attached", .take = take_mode };
+	struct promside_query q = { .series = "permscope_probe_attached", .take = take_mode };
 	char promql[QUERY_MAX];
 
-	keep_label(&q, "instance");
-	keep_label(&q, "job");
-	keep_label(&q, "family");
-	keep_label(&q, "mode");
+	promside_keep(&q, "instance");
+	promside_keep(&q, "job");
+	promside_keep(&q, "family");
+	promside_keep(&q, "mode");
 	range_query(r, promql, "max_over_time", "permscope_probe_attached", "");
 	return query(r, &q, promql);
 }
 
 /* permscope_lost_events_total: each family's losses, in the profile and named. */
-static int take_loss(struct sample_ctx *q, struct promsource_host *h,
+static int take_loss(struct promside_query *q, struct promsource_host *h,
 		     const struct promanswer_sample *s)
 {
-	const char *fname = label_of(q, s, "family"), *prog = label_of(q, s, "program"), *why;
+	const char *fname = promside_label(q, s, "family"), *prog = promside_label(q, s, "program"), *why;
 	int f = fname ? family_by_name(fname) : -1;
 	char p[4 * 64];
 	__u64 n;
 
-	if ((why = count_value(s, &n)))
-		return not_a_count(q, h, s, why);
+	if ((why = promside_count(s, &n)))
+		return promside_not_a_count(q, h, s, why);
 	escape_text(prog ? prog : "?", p, sizeof(p));
 	if (f >= 0)
 		family_add_lost(&h->profile.fam[f], p, n);
-	else if (!has_reason(&h->why, "lost events of a family "))
-		return reason_add(&h->why, "lost events of a family this build does not know "
+	else if (!reasons_has(&h->why, "lost events of a family "))
+		return reasons_add(&h->why, "lost events of a family this build does not know "
 				  "(program %s)", p);
-	return reason_add(&h->losses, "lost %llu events (family %s, program %s)",
+	return reasons_add(&h->losses, "lost %llu events (family %s, program %s)",
 			  (unsigned long long)n, f >= 0 ? family_name(f) : "?", p);
 }
 
 static int read_losses(struct reader *r)
 {
-	struct sample_ctx q = { .series = "permscope_lost_events_total", .take = take_loss };
+	struct promside_query q = { .series = "permscope_lost_events_total", .take = take_loss };
 	char promql[QUERY_MAX];
 	int ret;
 
-	keep_label(&q, "instance");
-	keep_label(&q, "job");
-	keep_label(&q, "family");
-	keep_label(&q, "program");
+	promside_keep(&q, "instance");
+	promside_keep(&q, "job");
+	promside_keep(&q, "family");
+	promside_keep(&q, "program");
 	count_query(r, promql, "permscope_lost_events_total", " > 0");
 	if ((ret = query(r, &q, promql)))
 		return ret;
 	return read_resets(r, "permscope_lost_events_total");
 }
 
-/* A gauge of seconds since the epoch, or NAN. */
-static double time_value(const struct promanswer_sample *s)
-{
-	char *end;
-	double d = s->value_overlong ? NAN : strtod(s->value, &end);
-
-	return !s->value_overlong && *s->value && !*end && isfinite(d) && d > 0 ? d : NAN;
-}
-
-static int take_start(struct sample_ctx *q, struct promsource_host *h,
+static int take_start(struct promside_query *q, struct promsource_host *h,
 		      const struct promanswer_sample *s)
 {
 	__u64 n;
 
 	if (q->part == 0)
-		h->started = time_value(s);
+		h->started = promside_time(s);
 	else if (q->part == 1)
-		h->started_before = time_value(s);
-	else if (count_value(s, &n) || !(h->restarts = n))
+		h->started_before = promside_time(s);
+	else if (promside_count(s, &n) || !(h->restarts = n))
 		h->restarts = 1; /* changes() said something, and not a count: a change */
 	return 0;
 }
 
 /* Instances seen in the window before this one, that none of this window's answers held. */
-static int take_gone(struct sample_ctx *q, struct promsource_host *h,
+static int take_gone(struct promside_query *q, struct promsource_host *h,
 		     const struct promanswer_sample *s)
 {
 	(void)q;
@@ -866,11 +517,11 @@ static int take_gone(struct sample_ctx *q, struct promsource_host *h,
 static int read_starts(struct reader *r, double window_start)
 {
 	char promql[QUERY_MAX], a[32], b[32];
-	struct sample_ctx q = { .series = "permscope_start_time_seconds", .take = take_start };
+	struct promside_query q = { .series = "permscope_start_time_seconds", .take = take_start };
 	int ret;
 
-	keep_label(&q, "instance");
-	keep_label(&q, "job");
+	promside_keep(&q, "instance");
+	promside_keep(&q, "job");
 	snprintf(promql, QUERY_MAX, "permscope_start_time_seconds{%s}", r->matchers);
 	if ((ret = query(r, &q, promql)))
 		return ret;
@@ -888,16 +539,16 @@ static int read_starts(struct reader *r, double window_start)
 		struct promsource_host *h = &r->side->hosts[i];
 
 		if (!isfinite(h->started))
-			ret = reason_add(&h->why, "no permscope_start_time_seconds at the window's "
+			ret = reasons_add(&h->why, "no permscope_start_time_seconds at the window's "
 					 "end: what its counters count from is unknown (a host "
 					 "that stopped reporting inside the window?)");
 		else if (h->restarts || (isfinite(h->started_before) &&
 					 fabs(h->started_before - h->started) > 1e-3))
-			ret = reason_add(&h->why, "its daemon restarted inside the window (last at "
+			ret = reasons_add(&h->why, "its daemon restarted inside the window (last at "
 					 "%s): what the earlier run counted is not all in its "
 					 "counters", format_utc_s(h->started, b, sizeof(b)));
 		else if (!isfinite(h->started_before) && h->started < window_start)
-			ret = reason_add(&h->why, "no sample of it near the window's start (%s), "
+			ret = reasons_add(&h->why, "no sample of it near the window's start (%s), "
 					 "though its daemon ran since %s: what it counted before "
 					 "the window cannot be told from what it counted inside",
 					 format_utc_s(window_start, a, sizeof(a)),
@@ -915,22 +566,22 @@ static int read_starts(struct reader *r, double window_start)
 static int read_gone(struct reader *r)
 {
 	struct promsource_side *side = r->side;
-	struct sample_ctx q = { .series = "permscope_start_time_seconds", .take = take_gone };
+	struct promside_query q = { .series = "permscope_start_time_seconds", .take = take_gone };
 	char promql[QUERY_MAX];
 	size_t before = side->nhosts;
 	int ret;
 
 	for (size_t i = 0; i < side->nhosts; i++)
 		side->hosts[i].before = false;
-	keep_label(&q, "instance");
-	keep_label(&q, "job");
+	promside_keep(&q, "instance");
+	promside_keep(&q, "job");
 	snprintf(promql, QUERY_MAX, "max_over_time(permscope_start_time_seconds{%s}[%s] offset %s)",
 		 r->matchers, r->q->window, r->q->window);
 	if ((ret = query(r, &q, promql)))
 		return ret;
-	/* the hosts on_sample() added are the ones this window did not hold */
+	/* the hosts promside_take() added are the ones this window did not hold */
 	for (size_t i = before; !ret && i < side->nhosts; i++)
-		ret = reason_add(&side->why, "host %s reported in the window before this one but "
+		ret = reasons_add(&side->why, "host %s reported in the window before this one but "
 				 "has no series in it: a side is not judged without a host it "
 				 "had", side->hosts[i].instance);
 	for (size_t i = before; i < side->nhosts; i++) {
@@ -955,7 +606,7 @@ static int judge_side(struct reader *r)
 	int ret = 0;
 
 	if (s->nhosts < (size_t)(r->q->min_hosts > 0 ? r->q->min_hosts : 0))
-		ret = reason_add(&s->why, "%zu hosts, fewer than the %d asked for (--min-hosts)",
+		ret = reasons_add(&s->why, "%zu hosts, fewer than the %d asked for (--min-hosts)",
 				 s->nhosts, r->q->min_hosts);
 	if (!ret && s->nhosts) {
 		struct profile all;
@@ -964,13 +615,13 @@ static int judge_side(struct reader *r)
 		if (promsource_merge(s, &all))
 			ret = PROMSOURCE_ENOMEM;
 		else if (!profile_counts_fit(&all))
-			ret = reason_add(&s->why, "its hosts' counts add up past 2^63: no sum of "
+			ret = reasons_add(&s->why, "its hosts' counts add up past 2^63: no sum of "
 					 "them is exact");
 		profile_free(&all);
 	}
 	for (size_t i = 1; !ret && i < s->nhosts; i++)
 		if (strcmp(s->hosts[i].profile.build.revision, s->hosts[0].profile.build.revision))
-			ret = reason_add(&s->why, "hosts run different permscope builds: %s revision "
+			ret = reasons_add(&s->why, "hosts run different permscope builds: %s revision "
 					 "%s, %s revision %s", s->hosts[0].instance,
 					 s->hosts[0].profile.build.revision, s->hosts[i].instance,
 					 s->hosts[i].profile.build.revision);
@@ -987,7 +638,7 @@ static int judge_side(struct reader *r)
 
 			if (fr->status != first->profile.fam[f].status ||
 			    (fr->status == FAMILY_OK && fr->mode != first->profile.fam[f].mode))
-				ret = reason_add(&s->why, "hosts attach the %s family in different "
+				ret = reasons_add(&s->why, "hosts attach the %s family in different "
 						 "modes: %s %s, %s %s", family_name(f),
 						 first->instance,
 						 family_state_name(&first->profile.fam[f]),
@@ -1060,7 +711,7 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 				    !(h->seen[f] & 1u << row))
 					p->absent[f] |= 1u << row;
 			if (none)
-				ret = reason_add(&h->why, "the %s family ran (permscope_probe_attached) "
+				ret = reasons_add(&h->why, "the %s family ran (permscope_probe_attached) "
 						 "but none of its series is in Prometheus: absent, "
 						 "not 0 (dropped by relabelling? a build that does not "
 						 "export them?)", family_name(f));
@@ -1070,7 +721,7 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 		p->start_ns = (uint64_t)llround((isfinite(h->started) && h->started > start ?
 						 h->started : start) * 1e3) * 1000000ULL;
 		if (!ret && !p->build.revision[0] && !p->build.version[0])
-			ret = reason_add(&h->why, "no permscope_build_info in the window: its build "
+			ret = reasons_add(&h->why, "no permscope_build_info in the window: its build "
 					 "is unknown");
 	}
 	if (!ret && side->nhosts)

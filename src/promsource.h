@@ -24,10 +24,7 @@
 
 #include "profile.h"
 #include "promclient.h"
-
-/* Beside enum promclient_status: what the caller gave is not usable. */
-#define PROMSOURCE_EINPUT (-20)
-#define PROMSOURCE_ENOMEM (-21)
+#include "promside.h"
 
 struct promsource_query {
 	/*
@@ -38,46 +35,6 @@ struct promsource_query {
 	const char *window; /* a PromQL duration: "1h", "5m", "90s" */
 	double at;          /* the window's end, seconds since the epoch (required) */
 	int min_hosts;      /* fewer is a reason of the side */
-};
-
-/* Reasons, one line each ("its daemon restarted inside the window ..."). */
-struct promsource_reasons {
-	char **line;
-	size_t n;
-};
-
-struct promsource_host {
-	char instance[256];
-	/*
-	 * The window's increase; hostname is the instance, start and end the
-	 * window, build and kernel_release from permscope_build_info, each
-	 * family's mode from permscope_probe_attached.  A histogram's slots are
-	 * exact at the bounds exported (PROM_BUCKETS_DEFAULT by default): the
-	 * calls between two exported bounds sit in the slot of the upper one.
-	 */
-	struct profile profile;
-	/*
-	 * permscope_start_time_seconds at the window's end and at its start
-	 * (NAN: no sample): the counts are from the later of the window's
-	 * start and `started`.
-	 */
-	double started, started_before;
-	unsigned long long restarts; /* changes of the start time inside the window */
-	struct promsource_reasons why; /* none: the host can be judged */
-	struct promsource_reasons losses; /* "lost 7 events (family F, program P)" */
-	/*
-	 * The COUNT and OUTCOME rows a sample came for, a bit a row: the
-	 * daemon exports them all, zeros too, but for the counters its build
-	 * predates, which are then absent from the profile, never 0.
-	 */
-	uint32_t seen[FAMILY_COUNT];
-	bool before; /* reported in the window before this one (read_gone()) */
-};
-
-struct promsource_side {
-	struct promsource_host *hosts; /* sorted by instance */
-	size_t nhosts;
-	struct promsource_reasons why; /* about the side as a whole */
 };
 
 /*
