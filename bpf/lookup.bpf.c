@@ -26,8 +26,9 @@
  * with one access("/", X_OK) of its own, a known IP -> SIP call.
  *
  * The IP program counts the IP calls for directories (what the SIP calls
- * made by IP fall short of was refused before SIP: denied) and the first
- * check of an inode, during which the kernel sets IOP_FASTPERM.
+ * made by IP fall short of returned before SIP: refused, or -ECHILD from an
+ * RCU walk that is retried; no_lsm_check, which is no count of denials) and
+ * the first check of an inode, during which the kernel sets IOP_FASTPERM.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

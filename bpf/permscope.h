@@ -124,8 +124,14 @@ struct lookup_stats {
 	__u64 nested;     /* made by inode_permission(): checks - did_skip, filled
 			   * in by schema_fill() */
 	__u64 ip_calls;   /* inode_permission() calls (MAY_EXEC, a directory) */
-	__u64 denied;     /* ip_calls - nested: refused before security_inode_permission(),
-			   * filled in by schema_fill() (src/schema.c) */
+	/*
+	 * ip_calls - nested: IP calls that made no SIP call, whatever they
+	 * returned (refused before the LSM hook, or -ECHILD: an RCU walk given
+	 * up to be retried), filled in by schema_fill() (src/schema.c).  No
+	 * denial count: that needs IP's return value, a return probe on the
+	 * hottest path (docs/kernels.md, "No denial count").
+	 */
+	__u64 no_lsm_check;
 	__u64 first_check; /* the kernel set IOP_FASTPERM during this very check */
 };
 

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "hist.h"
+#include "metrics.h"
 #include "util.h"
 
 /*
@@ -850,6 +851,7 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 static void read_runs(struct reader *r, json_t *root, struct profile *p)
 {
 	json_t *runs = json_object_get(root, "runs"), *run, *v;
+	char renamed[METRIC_NAME_LEN];
 	const char *name;
 	size_t i;
 
@@ -886,7 +888,9 @@ static void read_runs(struct reader *r, json_t *root, struct profile *p)
 				     strlen(name) >= METRIC_NAME_LEN ? "..." : "", METRIC_NAME_LEN - 1);
 				return;
 			}
-			copy_truncated(l->m[l->n].name, name, METRIC_NAME_LEN);
+			/* a run merged before a counter's rename: its name now */
+			copy_truncated(l->m[l->n].name, metric_renamed(name, renamed, sizeof(renamed)),
+				       METRIC_NAME_LEN);
 			l->m[l->n++].value = json_number_value(v);
 		}
 	}

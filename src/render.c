@@ -291,7 +291,7 @@ static void lookup_text(FILE *out, const struct profile *p, enum family_id f, bo
 	const int did = by_origin ? L_WALK_DID_SKIP_RATIO : L_DID_SKIP_RATIO;
 	const int would = by_origin ? L_WALK_WOULD_SKIP_RATIO : L_WOULD_SKIP_RATIO;
 	static const enum lookup_row others[] = {
-		L_ORIGIN_CHDIR, L_ORIGIN_ACCESS, L_ORIGIN_CALLER, L_ORIGIN_MASK, L_DENIED,
+		L_ORIGIN_CHDIR, L_ORIGIN_ACCESS, L_ORIGIN_CALLER, L_ORIGIN_MASK, L_NO_LSM_CHECK,
 		L_RACING, L_FIRST_CHECK,
 	};
 	union family_stats total = {0};
@@ -336,7 +336,7 @@ static void lookup_text(FILE *out, const struct profile *p, enum family_id f, bo
 		fprintf(out, "  (a profile from before checks had origins: shares of all checks)\n");
 	} else {
 		fprintf(out, "\n  %-12s %8s %8s %8s %8s %8s %8s %8s\n", "FS", "CHDIR", "ACCESS",
-			"CALLER", "MASK", "DENIED", "RACING", "FIRST");
+			"CALLER", "MASK", "NO-LSM", "RACING", "FIRST");
 		for (size_t i = 0; i < p->nfs; i++) {
 			fprintf(out, "  %-12s", sorted[i]->name);
 			for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++)

@@ -43,8 +43,10 @@ _Static_assert(L_ROWS <= 32 && A_ROWS <= 32 && E_ROWS <= 32,
 /*
  * ineligible[LOOKUP_ELIGIBLE] is never counted, so no row reads it.  Each
  * check has one origin, a check the fast path did not take was made by IP
- * (nested), and an IP call that made no SIP call was refused before it
- * (denied): the programs count none of the three.
+ * (nested), and an IP call that made no SIP call returned before it
+ * (no_lsm_check): the programs count none of the three.  That last one is
+ * no count of denials: an RCU walk's -ECHILD, retried, lands there too,
+ * and what IP returned is not read (a return probe on the hottest path).
  */
 static const struct schema_row lookup_rows[L_ROWS] = {
 	[L_CHECKS] = FILLED(struct lookup_stats, checks, FILL_SUM, L_ORIGINS, 0,
@@ -87,10 +89,14 @@ static const struct schema_row lookup_rows[L_ROWS] = {
 			    "made by inode_permission(): the full check"),
 	[L_IP_CALLS] = COUNT(struct lookup_stats, ip_calls, 0,
 			     "inode_permission() calls (MAY_EXEC, a directory)"),
-	[L_DENIED] = FILLED(struct lookup_stats, denied, FILL_DIFF, BIT(L_IP_CALLS), BIT(L_NESTED),
-			    "inode_permission() calls that made no security_inode_permission() "
-			    "call: refused (EACCES, EPERM, EROFS), or an RCU walk given up to be "
-			    "retried (ECHILD; sysfs)"),
+	[L_NO_LSM_CHECK] = { .name = "no_lsm_check", .kind = ROW_COUNT,
+			     .offset = offsetof(struct lookup_stats, no_lsm_check),
+			     .fill = FILL_DIFF, .terms = BIT(L_IP_CALLS), .whole = BIT(L_NESTED),
+			     .was = "denied",
+			     .meaning = "inode_permission() calls that made no "
+					"security_inode_permission() call: refused before it "
+					"(EACCES, EPERM, EROFS), or an RCU walk given up to be "
+					"retried (ECHILD): not a count of denials" },
 	[L_RACING] = COUNT(struct lookup_stats, racing, 0,
 			   "skips of ineligible directories changed within 2 s (chmod, setfacl): "
 			   "not judged"),

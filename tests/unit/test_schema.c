@@ -416,12 +416,12 @@ static void filled_rows_are_computed_from_their_terms(void **state)
 	schema_fill(&schema[FAMILY_LOOKUP], &s);
 	assert_int_equal(s.checks, 16);
 	assert_int_equal(s.nested, 9);
-	assert_int_equal(s.denied, 1);
+	assert_int_equal(s.no_lsm_check, 1);
 	/* A difference never wraps: more skips than checks read as 0 nested. */
 	s.did_skip = 40;
 	schema_fill(&schema[FAMILY_LOOKUP], &s);
 	assert_int_equal(s.nested, 0);
-	assert_int_equal(s.denied, 10);
+	assert_int_equal(s.no_lsm_check, 10);
 }
 
 /* Delete obj.path (dotted) from a profile's JSON text; the new text. */
