@@ -172,7 +172,7 @@ static inline char *fakeprom_gzip(const char *text, size_t len, size_t *out_len)
 	size_t cap = compressBound(len) + 64;
 	char *out = malloc(cap);
 
-	if (!out || deflateInit2(&z, 9, Z_DEFLATED, 16 + 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (!out || deflateInit2(&z, 1, Z_DEFLATED, 16 + 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
 		fail_msg("fakeprom: deflateInit2");
 	z.next_in = (Bytef *)text;
 	z.avail_in = (uInt)len;
