@@ -170,21 +170,30 @@ static bool is_header(const char *l, size_t n)
 	return i > 0 && i < n && l[i] == ':';
 }
 
-/* Add the N bytes at P to the subject S (of *LEN), one space between pieces. */
-static char *subject_add(char *s, size_t *len, const char *p, size_t n)
+/*
+ * Add the N bytes at P to the subject *S (of *LEN), one space between
+ * pieces, control characters as spaces.  0, -ENOMEM, or -E2BIG past
+ * SUBJECT_MAX: a subject that long is no subject, and growing it line by
+ * line would cost the square of its length.
+ */
+#define SUBJECT_MAX 4096
+static int subject_add(char **s, size_t *len, const char *p, size_t n)
 {
 	char *t;
 
 	while (n && (*p == ' ' || *p == '\t'))
 		p++, n--;
-	if (!(t = realloc(s, *len + n + 2)))
-		return free(s), NULL;
+	if (*len + n + 1 > SUBJECT_MAX)
+		return -E2BIG;
+	if (!(t = realloc(*s, *len + n + 2)))
+		return -ENOMEM;
+	*s = t;
 	if (*len && n)
 		t[(*len)++] = ' ';
 	for (size_t i = 0; i < n; i++)
 		t[(*len)++] = (unsigned char)p[i] < ' ' || p[i] == 127 ? ' ' : p[i];
 	t[*len] = 0;
-	return t;
+	return 0;
 }
 
 /* A token N/M of a [..] group at T, ending at a space or at CLOSE, its ']'. */
@@ -229,6 +238,7 @@ static int read_message(struct message *msg)
 	char *subject = NULL;
 	size_t n, slen = 0;
 	bool in_subject = false, headers = true, minus = false;
+	int e = 0;
 
 	/* the envelope line, if any, then the headers up to an empty line */
 	if (msg->envelope != ENVELOPE_NONE)
@@ -240,15 +250,18 @@ static int read_message(struct message *msg)
 			break;
 		}
 		if (in_subject && (*p == ' ' || *p == '\t')) {
-			if (!(subject = subject_add(subject, &slen, p, n)))
-				return -ENOMEM;
+			e = subject_add(&subject, &slen, p, n);
 		} else if (is_header(p, n)) {
 			in_subject = n >= 8 && !strncasecmp(p, "subject:", 8);
-			if (in_subject && !(subject = subject_add(subject, &slen, p + 8, n - 8)))
-				return -ENOMEM;
+			if (in_subject)
+				e = subject_add(&subject, &slen, p + 8, n - 8);
 		} else {
 			headers = false; /* a plain diff: the body from its first line */
 			next = p;
+		}
+		if (e) {
+			free(subject);
+			return e;
 		}
 	}
 	/* a diff: "diff --git", or "+++ " after "--- " */
@@ -292,7 +305,9 @@ static int add_message(struct build *b, const char *p, const char *end, enum ser
 	if (!(m->source = strdup(source)) ||
 	    !(m->text = message_text(p, end, env == ENVELOPE_MBOXRD, &m->len)))
 		return -ENOMEM;
-	return read_message(m);
+	if (read_message(m) == -E2BIG)
+		return bad(b, "%s: a Subject longer than %d bytes", m->source, SUBJECT_MAX);
+	return m->subject ? 0 : -ENOMEM;
 }
 
 /*

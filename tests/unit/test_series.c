@@ -213,6 +213,12 @@ static void the_limits_are_named_when_passed(void **state)
 	for (int n = 0; n <= SERIES_MAX_MESSAGES; n++)
 		strcat(mbox, B4_ENVELOPE "Subject: Re: [PATCH 1/1] x\n\nok\n");
 	refused(mbox, "more than 2000 messages, the most a series is read with");
+	/* a Subject folded over thousands of lines is refused, not grown line by line */
+	strcpy(mbox, B4_ENVELOPE "Subject: [PATCH] x\n");
+	for (int n = 0; n < 3000; n++)
+		strcat(mbox, " ab\n");
+	strcat(mbox, "\n--- a/x\n+++ b/x\n");
+	refused(mbox, "message 1: a Subject longer than 4096 bytes");
 	free(mbox);
 }
 
