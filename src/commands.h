@@ -160,5 +160,6 @@ int cmd_gate(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_series(int argc, char **argv);
 
 #endif

@@ -49,6 +49,7 @@ static const struct command {
 	{ "gate", cmd_gate, "pass or fail a new profile against a base profile by rules, for CI" },
 	{ "daemon", cmd_daemon, "probe service: snapshots into a state dir, Prometheus /metrics" },
 	{ "bench", cmd_bench, "the fast paths' microbenchmarks, fast vs forced slow path" },
+	{ "series", cmd_series, "a patch series (an mbox, a directory) as its patches, in order" },
 };
 
 static void usage(FILE *out)

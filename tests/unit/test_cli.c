@@ -80,6 +80,7 @@ static void each_command_takes_only_the_common_options_that_mean_something_to_it
 		{ "gate", true, false, true },
 		{ "daemon", true, true, false },
 		{ "bench", true, false, true },
+		{ "series", false, false, true },
 	};
 
 	(void)state;

@@ -331,6 +331,9 @@ static void files_profiles_and_directories_where_they_belong(void **state)
 	assert_completes("daemon --log ", "base.json ci.rules notes.txt state");
 	/* a directory */
 	assert_completes("daemon --state-dir ", "state");
+	assert_completes("series -o ", "state");
+	/* a series: an mbox or a directory of patches */
+	assert_completes("series ", "base.json ci.rules notes.txt state");
 	assert_completes("record --cgroup ", "state");
 	/* numbers and addresses: nothing to offer */
 	assert_completes("record -d ", "");
