@@ -251,33 +251,6 @@ int metric_family(const char *name)
 	return family_by_name(fam);
 }
 
-const char *metric_renamed(const char *name, char *buf, size_t size)
-{
-	int f = metric_family(name);
-	const char *rest;
-	char key[64], was[64];
-
-	if (f < 0 || name[strlen(family_name(f))] != '.')
-		return name;
-	rest = name + strlen(family_name(f)) + 1;
-	for (int i = 0; i < schema[f].nrows; i++) {
-		const struct schema_row *r = &schema[f].rows[i];
-		size_t len;
-
-		if (!r->was)
-			continue;
-		/* the old key, made as schema_row_key() makes the new one */
-		len = (size_t)snprintf(was, sizeof(was), "%s%s%s", r->group ? r->group : "",
-				       r->group ? "_" : "", r->was);
-		if (!strncmp(rest, was, len) && (!rest[len] || rest[len] == '[')) {
-			snprintf(buf, size, "%s.%s%s", family_name(f),
-				 schema_row_key(r, key, sizeof(key)), rest + len);
-			return buf;
-		}
-	}
-	return name;
-}
-
 size_t metric_samples(const struct profile *p, const char *name, double **samples)
 {
 	struct metric_list own;

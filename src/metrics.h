@@ -37,13 +37,6 @@ bool metric_absent(const struct profile *p, const char *name);
 int metric_family(const char *name);
 
 /*
- * A metric name as a profile's runs carried it before its counter was
- * renamed (FAMILY.WAS, FAMILY.WAS[fs]: the row's `was`), under the name it
- * has now, written into buf; any other name is returned as it is.
- */
-const char *metric_renamed(const char *name, char *buf, size_t size);
-
-/*
  * The samples of `name` in `p`: one per run for a merged profile, else the
  * profile's own value.  Returns the count (>= 1), 0 when `p` has no such
  * metric.  *samples is malloc'ed.

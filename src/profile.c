@@ -10,7 +10,6 @@
 #include <sys/utsname.h>
 
 #include "hist.h"
-#include "metrics.h"
 #include "util.h"
 
 /*
@@ -889,7 +888,7 @@ static void read_runs(struct reader *r, json_t *root, struct profile *p)
 				return;
 			}
 			/* a run merged before a counter's rename: its name now */
-			copy_truncated(l->m[l->n].name, metric_renamed(name, renamed, sizeof(renamed)),
+			copy_truncated(l->m[l->n].name, schema_metric_renamed(name, renamed, sizeof(renamed)),
 				       METRIC_NAME_LEN);
 			l->m[l->n++].value = json_number_value(v);
 		}

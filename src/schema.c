@@ -464,3 +464,35 @@ void counters_sub(void *into, const void *from, size_t bytes)
 	for (size_t i = 0; i < bytes / sizeof(__u64); i++)
 		a[i] -= b[i];
 }
+
+const char *schema_metric_renamed(const char *name, char *buf, size_t size)
+{
+	size_t flen = strcspn(name, ".[");
+	const char *rest;
+	char key[64], was[64], fam[32];
+	int f;
+
+	if (flen >= sizeof(fam))
+		return name;
+	memcpy(fam, name, flen);
+	fam[flen] = 0;
+	if ((f = family_by_name(fam)) < 0 || name[flen] != '.')
+		return name;
+	rest = name + strlen(family_name(f)) + 1;
+	for (int i = 0; i < schema[f].nrows; i++) {
+		const struct schema_row *r = &schema[f].rows[i];
+		size_t len;
+
+		if (!r->was)
+			continue;
+		/* the old key, made as schema_row_key() makes the new one */
+		len = (size_t)snprintf(was, sizeof(was), "%s%s%s", r->group ? r->group : "",
+				       r->group ? "_" : "", r->was);
+		if (!strncmp(rest, was, len) && (!rest[len] || rest[len] == '[')) {
+			snprintf(buf, size, "%s.%s%s", family_name(f),
+				 schema_row_key(r, key, sizeof(key)), rest + len);
+			return buf;
+		}
+	}
+	return name;
+}

@@ -221,4 +221,11 @@ void counters_add(void *into, const void *from, size_t bytes);
 /* into -= from, the same way: `from` an earlier reading of the same counters. */
 void counters_sub(void *into, const void *from, size_t bytes);
 
+/*
+ * A metric name as a profile's runs carried it before its counter was
+ * renamed (FAMILY.WAS, FAMILY.WAS[fs]: the row's `was`), under the name it
+ * has now, written into buf; any other name is returned as it is.
+ */
+const char *schema_metric_renamed(const char *name, char *buf, size_t size);
+
 #endif

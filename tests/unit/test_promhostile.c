@@ -295,6 +295,11 @@ static void a_value_that_is_no_count_is_named(void **state)
 		assert_contains(out_text, "host new-2: a value that is not a count");
 		assert_contains(out_text, "permscope_access_calls_total{outcome=\"unsafe\"}");
 	}
+	/* compare reads the same way: no numbers from a side it cannot judge */
+	bad_value = "NaN";
+	assert_int_equal(permscope("compare", "--prometheus", fp.url, "--window", WINDOW, "--at", AT,
+				   "{job=\"base\"}", "{job=\"new\"}", NULL), 3);
+	assert_contains(err_text, "host new-2: a value that is not a count");
 	/* a control: a count that is one passes as the number it is (1 unsafe call) */
 	bad_value = "1";
 	assert_int_equal(gate(fp.url, "{job=\"base\"}", "{job=\"new\"}", NULL), 1);

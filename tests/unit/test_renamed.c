@@ -168,16 +168,16 @@ static void run_metrics_under_an_old_key_take_the_new_one(void **state)
 	char buf[METRIC_NAME_LEN];
 
 	(void)state;
-	assert_string_equal(metric_renamed("lookup.denied", buf, sizeof(buf)),
+	assert_string_equal(schema_metric_renamed("lookup.denied", buf, sizeof(buf)),
 			    "lookup.no_lsm_check");
-	assert_string_equal(metric_renamed("lookup.flag_v2[btrfs]", buf, sizeof(buf)),
+	assert_string_equal(schema_metric_renamed("lookup.flag_v2[btrfs]", buf, sizeof(buf)),
 			    "lookup.may_exec_opt_in[btrfs]");
 	/* a key that only starts like an old one, another family, no family */
-	assert_string_equal(metric_renamed("lookup.denied_x", buf, sizeof(buf)),
+	assert_string_equal(schema_metric_renamed("lookup.denied_x", buf, sizeof(buf)),
 			    "lookup.denied_x");
-	assert_string_equal(metric_renamed("access.denied", buf, sizeof(buf)), "access.denied");
-	assert_string_equal(metric_renamed("bench.denied", buf, sizeof(buf)), "bench.denied");
-	assert_string_equal(metric_renamed("lookup", buf, sizeof(buf)), "lookup");
+	assert_string_equal(schema_metric_renamed("access.denied", buf, sizeof(buf)), "access.denied");
+	assert_string_equal(schema_metric_renamed("bench.denied", buf, sizeof(buf)), "bench.denied");
+	assert_string_equal(schema_metric_renamed("lookup", buf, sizeof(buf)), "lookup");
 }
 
 int main(void)
