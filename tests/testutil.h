@@ -21,6 +21,7 @@
 #ifndef PERMSCOPE_TESTUTIL_H
 #define PERMSCOPE_TESTUTIL_H
 
+#include <crypt.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -178,6 +179,32 @@ static inline const char *write_tmp_file(const char *name, const char *text)
 
 	write_file(path, text, strlen(text));
 	return path;
+}
+
+/* ---- skipping and secrets ---------------------------------------------- */
+
+/* Skips the test, saying WHY, when WHY is not empty: a test that cannot run here. */
+static inline void skip_if(const char *why)
+{
+	if (why && *why) {
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+}
+
+/* A bcrypt hash of PASSWORD at COST ($2b$), as web config files hold one. */
+static inline void bcrypt_hash(const char *password, int cost, char *out, size_t len)
+{
+	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	const char *h;
+
+	assert_non_null(cd);
+	assert_non_null(crypt_gensalt_rn("$2b$", cost, NULL, 0, setting, sizeof(setting)));
+	h = crypt_rn(password, setting, cd, sizeof(*cd));
+	assert_non_null(h);
+	snprintf(out, len, "%s", h);
+	free(cd);
 }
 
 /* ---- child processes ---------------------------------------------------- */

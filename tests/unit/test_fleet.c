@@ -144,10 +144,7 @@ static int fleet_teardown(void **state)
 
 static void skip_without_server(void)
 {
-	if (skip_why[0]) {
-		print_message("skipped: %s\n", skip_why);
-		skip();
-	}
+	skip_if(skip_why);
 }
 
 /* `permscope merge` of side `job`'s files, in the hosts' order: its path. */

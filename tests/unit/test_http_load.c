@@ -39,20 +39,6 @@ static double now_s(void)
 	return now_monotonic_ns() / 1e9;
 }
 
-static void bcrypt_hash(const char *password, int cost, char *out, size_t len)
-{
-	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
-	struct crypt_data *cd = calloc(1, sizeof(*cd));
-	const char *h;
-
-	assert_non_null(cd);
-	assert_non_null(crypt_gensalt_rn("$2b$", cost, NULL, 0, setting, sizeof(setting)));
-	h = crypt_rn(password, setting, cd, sizeof(*cd));
-	assert_non_null(h);
-	copy_truncated(out, h, len);
-	free(cd);
-}
-
 static int setup(void **state)
 {
 	char *argv[] = { OPENSSL, "req", "-x509", "-newkey", "ec", "-pkeyopt",

@@ -37,10 +37,7 @@ static struct promclient *client(const char *url)
 
 static void skip_without_server(void)
 {
-	if (skip_why[0]) {
-		print_message("skipped: %s\n", skip_why);
-		skip();
-	}
+	skip_if(skip_why);
 }
 
 /* What a query's samples were: how many, and the first's instance, time and value. */

@@ -119,10 +119,7 @@ static int teardown(void **state)
 
 static void skip_without_server(void)
 {
-	if (skip_why[0]) {
-		print_message("skipped: %s\n", skip_why);
-		skip();
-	}
+	skip_if(skip_why);
 }
 
 /* gate --prometheus URL between two selectors: exit status, text in out_text. */

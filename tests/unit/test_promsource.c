@@ -187,10 +187,7 @@ static struct promclient *client(void)
 
 static void skip_without_server(void)
 {
-	if (skip_why[0]) {
-		print_message("skipped: %s\n", skip_why);
-		skip();
-	}
+	skip_if(skip_why);
 }
 
 static const char *window = W;

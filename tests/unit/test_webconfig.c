@@ -30,20 +30,6 @@ static char hash10[128];  /* "pw" at cost 10, as the toolkit's docs advise */
 static bool have_certs;
 static char err[4096];
 
-static void bcrypt_hash(const char *password, int cost, char *out, size_t len)
-{
-	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
-	struct crypt_data *cd = calloc(1, sizeof(*cd));
-	const char *h;
-
-	assert_non_null(cd);
-	assert_non_null(crypt_gensalt_rn("$2b$", cost, NULL, 0, setting, sizeof(setting)));
-	h = crypt_rn(password, setting, cd, sizeof(*cd));
-	assert_non_null(h);
-	copy_truncated(out, h, len);
-	free(cd);
-}
-
 /* A self-signed certificate for 127.0.0.1 and its key, as DIR/NAME.crt and DIR/NAME.key. */
 static void make_cert(const char *name)
 {
