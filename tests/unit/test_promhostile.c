@@ -468,20 +468,26 @@ static long gate_peak_mb(size_t size, bool gzip, int *rc)
 
 static void memory_is_bounded_by_what_is_kept(void **state)
 {
-	/* under AddressSanitizer (make sanitize-test) its shadow memory counts too */
-	long most = getenv("ASAN_OPTIONS") ? 256 : 64, mb;
+	long mb;
 	int rc;
 
 	(void)state;
 	skip_without_server();
+	/*
+	 * Under AddressSanitizer (make sanitize-test) freed memory waits in
+	 * its quarantine (256 MB) and every byte has its shadow: a peak RSS
+	 * there is ASan's, not the reader's.  The plain build is measured.
+	 */
+	skip_if(getenv("ASAN_OPTIONS") ? "peak RSS under ASan is its quarantine's, not the "
+		"reader's (the plain build's make test measures it)" : NULL);
 	mb = gate_peak_mb(32u << 20, false, &rc);
 	print_message("32 MiB answer: exit %d, peak %ld MB\n", rc, mb);
 	assert_int_equal(rc, 3); /* its samples are one series, many times */
-	assert_true(mb < most);
+	assert_true(mb < 64);
 	mb = gate_peak_mb(200u << 20, true, &rc);
 	print_message("200 MiB answer, gzipped: exit %d, peak %ld MB\n", rc, mb);
 	assert_true(rc == 3 || rc == 4);
-	assert_true(mb < most);
+	assert_true(mb < 64);
 	use(NULL);
 }
 
