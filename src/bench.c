@@ -449,7 +449,7 @@ int bench_run(enum bench_id id, const struct bench_config *cfg, struct bench_res
 	      char *err, size_t errlen)
 {
 	const struct bench_def *d = &bench_defs[id];
-	struct job j = { .id = id, .loops = cfg->loops, .op = d->op };
+	struct job j = { .id = id, .loops = cfg->loops, .op = bench_ops[id].op };
 	bool threads = cfg->threads || d->always_threads;
 	int n = cfg->workers > 0 ? cfg->workers : d->workers, ret = -1;
 	struct bench_fixture fx;
@@ -466,7 +466,7 @@ int bench_run(enum bench_id id, const struct bench_config *cfg, struct bench_res
 	if (bench_fixture_init(&fx, n, cfg->slow && d->slow, err, errlen))
 		goto out;
 	err[0] = 0;
-	if (d->setup(&fx, err, errlen)) {
+	if (bench_ops[id].setup(&fx, err, errlen)) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot set up %s: %s", fx.dir, strerror(errno));
 		goto out;

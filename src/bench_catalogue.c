@@ -4,8 +4,6 @@
 
 #include <string.h>
 
-#include "bench_fixtures.h"
-
 /*
  * What a user would write with bpftrace to watch the same thing: for the
  * access and exec benchmarks the latency of the syscall, from its enter and
@@ -38,34 +36,29 @@ const struct bench_def bench_defs[BENCH_COUNT] = {
 		"faccessat cred override", SLOW_BY_CAPABILITY,
 		BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD, BPFTRACE_ACCESS,
 		.loop = BENCH_LOOP_WORKERS, .workers = 1,
-		.setup = access1_setup, .op = access_op,
 	},
 	[BENCH_ACCESS2] = {
 		"access2", "access2", "every worker access()es the same file",
 		"faccessat cred override", SLOW_BY_CAPABILITY,
 		BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD, BPFTRACE_ACCESS,
 		.loop = BENCH_LOOP_WORKERS, .workers = 1,
-		.setup = access2_setup, .op = access_op,
 	},
 	[BENCH_STAT_PATH] = {
 		"stat-path", "stat_path", "stat() of a file at the end of a deep path",
 		"MAY_EXEC lookup", "an allowing POSIX ACL on one directory of the path",
 		BENCH_M_WORKERS | BENCH_M_SLOW | BENCH_M_OVERHEAD, BPFTRACE_LOOKUP,
 		.loop = BENCH_LOOP_WORKERS, .workers = 1,
-		.setup = stat_path_setup, .op = stat_op,
 	},
 	[BENCH_EXEC_PATH] = {
 		"exec-path", "exec_path", "vfork+execve through a 7-entry PATH vs by absolute path",
 		"execve ENOENT", NULL, BENCH_M_EXEC | BENCH_M_OVERHEAD, BPFTRACE_EXEC,
 		.loop = BENCH_LOOP_EXECS, .workers = 1,
-		.setup = exec_path_setup,
 	},
 	[BENCH_CRED_BOUNCE] = {
 		"cred-bounce", "cred_bounce",
 		"one thread opens+closes a file, the others access()/stat() another",
 		"cred refcount layout", NULL, BENCH_M_WORKERS | BENCH_M_OVERHEAD, BPFTRACE_ACCESS,
 		.loop = BENCH_LOOP_WORKERS, .workers = 2, .always_threads = true, .unmeasured = 1,
-		.setup = cred_bounce_setup, .op = cred_bounce_op,
 	},
 };
 

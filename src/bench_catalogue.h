@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct bench_fixture; /* src/bench_fixtures.h */
 
 enum bench_id {
 	BENCH_ACCESS1,
@@ -69,13 +68,6 @@ struct bench_def {
 	/* its workers are threads whatever was asked: they must share one struct cred */
 	bool always_threads;
 	int unmeasured;      /* the first N workers keep the others busy and are not counted */
-	/*
-	 * Make what the loop works on in fx->dir; 0, or -1 with errno (the
-	 * harness says "cannot set up DIR") or with a message in `err`.
-	 */
-	int (*setup)(struct bench_fixture *fx, char *err, size_t errlen);
-	/* BENCH_LOOP_WORKERS: one operation of worker `w` on `file`; 0 or -1 with errno */
-	int (*op)(const char *file, int w, uint64_t i);
 };
 
 extern const struct bench_def bench_defs[BENCH_COUNT];

@@ -362,3 +362,15 @@ int exec_path_setup(struct bench_fixture *fx, char *err, size_t errlen)
 	snprintf(fx->target, sizeof(fx->target), "%s", fx->exec_paths[BENCH_EXEC_PATHS - 1]);
 	return 0;
 }
+
+/*
+ * Each benchmark's setup and operation: the bench layer's half of a row
+ * of bench_defs, whose names and metrics the core keeps for profiles.
+ */
+const struct bench_ops bench_ops[BENCH_COUNT] = {
+	[BENCH_ACCESS1] = { access1_setup, access_op },
+	[BENCH_ACCESS2] = { access2_setup, access_op },
+	[BENCH_STAT_PATH] = { stat_path_setup, stat_op },
+	[BENCH_EXEC_PATH] = { exec_path_setup, NULL },
+	[BENCH_CRED_BOUNCE] = { cred_bounce_setup, cred_bounce_op },
+};

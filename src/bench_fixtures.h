@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_catalogue.h"
+
 /* exec-path's PATH: six directories without the program, then the one with it */
 #define BENCH_EXEC_PATHS 7
 
@@ -40,7 +42,19 @@ int bench_fixture_init(struct bench_fixture *fx, int nworkers, bool slow, char *
 		       size_t errlen);
 void bench_fixture_free(struct bench_fixture *fx);
 
-/* The benchmarks' setups and operations (struct bench_def). */
+/* What a benchmark of bench_defs does, a row each (bench_fixtures.c). */
+struct bench_ops {
+	/*
+	 * Make what the loop works on in fx->dir; 0, or -1 with errno (the
+	 * harness says "cannot set up DIR") or with a message in `err`.
+	 */
+	int (*setup)(struct bench_fixture *fx, char *err, size_t errlen);
+	/* BENCH_LOOP_WORKERS: one operation of worker `w` on `file`; 0 or -1 with errno */
+	int (*op)(const char *file, int w, uint64_t i);
+};
+extern const struct bench_ops bench_ops[BENCH_COUNT];
+
+/* The benchmarks' setups and operations (bench_ops). */
 int access1_setup(struct bench_fixture *fx, char *err, size_t errlen);
 int access2_setup(struct bench_fixture *fx, char *err, size_t errlen);
 int access_op(const char *file, int w, uint64_t i);

@@ -67,17 +67,6 @@ int families_mode_order(enum attach_mode order[MODE_COUNT], char *why, size_t le
 int family_collect(struct family *fam, struct profile *p);
 void family_stop(struct family *fam);
 
-/*
- * One loaded program's run statistics, which the kernel keeps while
- * BPF_ENABLE_STATS (or sysctl kernel.bpf_stats_enabled) is on: runs and
- * the time they took, since stats were enabled.
- */
-struct program_runs {
-	char program[64];
-	enum family_id family;
-	__u64 run_count, run_time_ns;
-};
-
 /* Up to `max` of the family's loaded programs into `out`: how many, or -errno. */
 int family_program_runs(struct family *fam, struct program_runs *out, int max);
 

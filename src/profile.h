@@ -151,6 +151,17 @@ enum mode_match family_modes_match(const struct profile *a, const char *a_name,
 
 /* Add `count` events lost by `what` (a program name, a table) to `r`. */
 void family_add_lost(struct family_result *r, const char *what, uint64_t count);
+
+/*
+ * One loaded program's run statistics, which the kernel keeps while
+ * BPF_ENABLE_STATS (or sysctl kernel.bpf_stats_enabled) is on: runs and
+ * the time they took, since stats were enabled.
+ */
+struct program_runs {
+	char program[64];
+	enum family_id family;
+	__u64 run_count, run_time_ns;
+};
 /* Their sum: 0 also when not known. */
 uint64_t family_lost_total(const struct family_result *r);
 /* What a family counted, in its events row (lookup's checks, the calls of the others). */

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "families.h"
 #include "http.h"
 #include "profile.h"
 
