@@ -47,7 +47,7 @@ PKG_PKGS := debhelper dpkg-dev lintian git
 CFLAGS    ?= -O2 -g
 PS_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
              -I$(OUT) -Ibpf -Isrc $(CFLAGS)
-# Where "Report bugs to" points (src/main.c): the issue tracker of the
+# Where "Report bugs to" points (src/cmd/main.c): the issue tracker of the
 # origin remote when it is on GitHub or GitLab (https, or ssh as git@; an
 # https URL with credentials in it is never matched), else empty and the
 # binary points to README.md's "Reporting bugs".  `make BUG_URL=...` sets it.
@@ -68,13 +68,14 @@ SKELS     := $(FAMILIES:%=$(OUT)/%.skel.h)
 # The objects whose sources include a skeleton (the family_*.o glue).  Their
 # .d files name the skeletons too, but only after a first build: this is
 # what makes a fresh build generate the skeletons before compiling them.
-SKEL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(shell grep -l '^\#include "[a-z_]*\.skel\.h"' src/*.c))
-SRCS      := $(wildcard src/*.c)
+SKEL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(shell grep -l '^\#include "[a-z_]*\.skel\.h"' src/*.c src/*/*.c))
+# src/ is the core, each folder under it a layer (docs/code-layout.md)
+SRCS      := $(wildcard src/*.c src/*/*.c)
 OBJS      := $(SRCS:src/%.c=$(OUT)/%.o)
-# The command layer (main.c, cli*.c, cmd_*.c: argp, the commands) and the
+# The command layer (src/cmd/: argp, the commands) and the
 # library under it.  The tests link the library alone, and `make
-# check-layout` keeps every library file from including commands.h.
-CMD_OBJS  := $(filter $(OUT)/main.o $(OUT)/cli.o $(OUT)/cli_%.o $(OUT)/cmd_%.o,$(OBJS))
+# check-layout` keeps every layer within its rank (docs/code-layout.md).
+CMD_OBJS  := $(filter $(OUT)/cmd/%,$(OBJS))
 LIB_OBJS  := $(filter-out $(CMD_OBJS),$(OBJS))
 
 # The unit tests, and the bad-input suite (tests/badinput/), a unit test too:
@@ -111,7 +112,7 @@ help:
 	@echo "make run        deps + build, record this machine 5 s and print the per-fs report"
 	@echo "make test       test-deps + build + every test: unit, live on this kernel, VM kernels"
 	@echo "make unit-test  unit tests only (no privileges needed)"
-	@echo "make check-layout  no include circle in src/, no library file including commands.h"
+	@echo "make check-layout  every include of src/ within its layer's rank, no include circle"
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make sanitize-test  unit tests and ./permscope under ASan+UBSan, leaks checked"
 	@echo "make fuzz       each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60) s"
@@ -175,7 +176,8 @@ test: test-deps check-layout
 	tests/run-all $(OUT)/tests && [ $$vm = 0 ] || { [ $$vm = 0 ] || echo "tests/vm/vmtest failed"; exit 1; }
 	@$(MAKE) --no-print-directory -j2 sanitize-test fuzz-regress
 
-# No include circle in src/, and the library never includes commands.h.
+# Each folder of src/ includes only the core and the folders ranked below
+# it (kernel/ and prom/ never each other, nothing cmd/'s); no include circle.
 check-layout:
 	@tests/check-layout
 
@@ -232,6 +234,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 $(SKEL_OBJS): $(SKELS)
 
 $(OUT)/%.o: src/%.c | $(OUT)
+	@mkdir -p $(@D)
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # OUT/gitversion.h: this build's version and revision from git describe.
@@ -323,6 +326,7 @@ $(SKEL_OBJS:$(OUT)/%=$(ASAN_OUT)/%): $(SKELS)
 $(ASAN_OUT)/version.o: $(OUT)/gitversion.h
 
 $(ASAN_OUT)/%.o: src/%.c | $(ASAN_OUT)/tests
+	@mkdir -p $(@D)
 	$(CC) $(PS_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(ASAN_OUT)/tests/test_%: tests/unit/test_%.c $(ASAN_LIB_OBJS) | $(ASAN_OUT)/tests
@@ -390,6 +394,7 @@ $(SKEL_OBJS:$(OUT)/%=$(FUZZ_OUT)/%): $(SKELS)
 $(FUZZ_OUT)/version.o: $(OUT)/gitversion.h
 
 $(FUZZ_OUT)/%.o: src/%.c | $(FUZZ_OUT)
+	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(FUZZ_OUT):
@@ -505,4 +510,4 @@ deb:
 clean:
 	rm -rf $(OUT) permscope
 
--include $(wildcard $(OUT)/.*.d $(OUT)/*/.*.d)
+-include $(wildcard $(OUT)/.*.d $(OUT)/*/.*.d $(OUT)/*/*/.*.d)

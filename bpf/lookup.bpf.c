@@ -195,7 +195,7 @@ static __always_inline bool in_range(__u64 addr, __u64 lo, __u64 len)
  * where bpf_probe_read_kernel() is a helper call of about 90.  Weak, and
  * only the programs named *_rdonly_cast call it: user space loads those
  * where the kernel's BTF has the kfunc and their twins without the suffix
- * elsewhere (src/families.c).
+ * elsewhere (src/probe/attach.c).
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 

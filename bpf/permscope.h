@@ -212,7 +212,7 @@ struct dir_view {
 /*
  * What a sample shows of a violation.  Each family's program sends one
  * through its `samples` ring buffer (bpf/sample.bpf.h) when an invariant
- * breaks, and only when verify asked for samples; src/verify.c judges and
+ * breaks, and only when verify asked for samples; src/run/verify.c judges and
  * prints them.
  */
 enum sample_kind {

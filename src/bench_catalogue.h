@@ -2,10 +2,10 @@
 /*
  * What permscope bench can run: one row a benchmark, and the
  * bench.BENCHMARK.KEY metrics it writes.  A leaf: metrics and compare read
- * the names and keys here without the harness (src/bench.h), and the
+ * the names and keys here without the harness (src/bench/bench.h), and the
  * harness reads a benchmark's fixture and operation from its row.  A new
  * benchmark is an id, a row, and its setup and operation in
- * src/bench_fixtures.c.
+ * src/bench/bench_fixtures.c.
  */
 #ifndef PERMSCOPE_BENCH_CATALOGUE_H
 #define PERMSCOPE_BENCH_CATALOGUE_H
@@ -48,7 +48,7 @@ int bench_metric_index(const char *key);
 
 /* How a benchmark is measured. */
 enum bench_loop {
-	/* N workers each call op() in a loop and count it (src/bench.c) */
+	/* N workers each call op() in a loop and count it (src/bench/bench.c) */
 	BENCH_LOOP_WORKERS,
 	/* one process times each vfork+exec of the fixture's exec_paths */
 	BENCH_LOOP_EXECS,

@@ -6,7 +6,7 @@
  * `base * NUMBER`, `base + NUMBER`, `base - NUMBER` (`baseline` is read as
  * `base`).  A rule judges the new profile against the base profile.
  * Parsing and the evaluation of one rule against two profiles live here so
- * that unit tests can call them; the command is src/cmd_gate.c.
+ * that unit tests can call them; the command is src/cmd/cmd_gate.c.
  */
 #ifndef PERMSCOPE_RULES_H
 #define PERMSCOPE_RULES_H

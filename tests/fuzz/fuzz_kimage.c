@@ -9,8 +9,8 @@
 #include <bpf/libbpf.h>
 
 #include "fuzz.h"
-#include "credlayout.h"
-#include "kimage.h"
+#include "kernel/credlayout.h"
+#include "kernel/kimage.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 

@@ -4,7 +4,7 @@
  * HTTP requests themselves are parsed by libmicrohttpd, not here.
  */
 #include "fuzz.h"
-#include "http.h"
+#include "prom/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

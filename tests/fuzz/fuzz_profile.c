@@ -9,7 +9,7 @@
 #include "fuzz.h"
 #include "compare.h"
 #include "metrics.h"
-#include "prom.h"
+#include "prom/prom.h"
 #include "render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

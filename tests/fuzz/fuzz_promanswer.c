@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A Prometheus query API answer (src/promanswer.c: the streaming parse
+ * A Prometheus query API answer (src/prom/promanswer.c: the streaming parse
  * gate and compare --prometheus read every answer with) on any bytes,
  * fed in chunks whose size the first byte picks, as a network delivers
  * them: every sample handed on must carry bounded, terminated strings,
  * and every text must escape to one printable line (escape_text()).
  */
 #include "fuzz.h"
-#include "promanswer.h"
+#include "prom/promanswer.h"
 #include "util.h"
 
 static const char *const keep[] = { "instance", "job", "fs", "outcome", "le", NULL };

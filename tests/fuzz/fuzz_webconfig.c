@@ -6,7 +6,7 @@
  * run slow).
  */
 #include "fuzz.h"
-#include "webconfig.h"
+#include "prom/webconfig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

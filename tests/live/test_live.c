@@ -28,9 +28,9 @@
 
 #include "testutil.h"
 
-#include "cgroup.h"
-#include "families.h"
-#include "preempt.h"
+#include "kernel/cgroup.h"
+#include "probe/attach.h"
+#include "kernel/preempt.h"
 #include "profile.h"
 
 static const char *workload_bin;

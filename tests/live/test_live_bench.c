@@ -14,9 +14,9 @@
 
 #include "testutil.h"
 
-#include "bench.h"
+#include "bench/bench.h"
 #include "profile.h"
-#include "record.h"
+#include "run/record.h"
 #include "util.h"
 
 static void access_slow_runs_clear_a_capability_and_pair_with_fast_ones(void **state)

@@ -11,9 +11,9 @@
 
 #include "testutil.h"
 
-#include "bench.h"
+#include "bench/bench.h"
 #include "metrics.h"
-#include "overhead.h"
+#include "bench/overhead.h"
 #include "profile.h"
 
 /* With --loops, every worker does exactly `loops` operations: workers x loops are counted. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * --cgroup PATH (src/cgroup.c): which paths are taken, and what a user is
+ * --cgroup PATH (src/kernel/cgroup.c): which paths are taken, and what a user is
  * told about the others.  Mount tables are files written here, so the
  * hints are checked whatever this machine mounts; only the last test needs
  * a real cgroup2 mount, and it says so and skips without one.
@@ -13,7 +13,7 @@
 
 #include "testutil.h"
 
-#include "cgroup.h"
+#include "kernel/cgroup.h"
 
 static char why[2 * PATH_MAX + 256];
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The cred layout verdict (src/credlayout.c) on layouts made in BTF at test
+ * The cred layout verdict (src/kernel/credlayout.c) on layouts made in BTF at test
  * time, and `permscope check`'s exit status where it cannot run.
  */
 #include "testutil.h"
-#include "credlayout.h"
+#include "kernel/credlayout.h"
 #include "credbtf.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

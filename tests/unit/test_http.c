@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The daemon's HTTP endpoint (src/http.c), spoken to with plain sockets:
+ * The daemon's HTTP endpoint (src/prom/http.c), spoken to with plain sockets:
  * which addresses --listen takes, what each request gets and never gets,
  * and that the bounds on requests and connections hold while the server
  * keeps answering.
@@ -18,9 +18,9 @@
 
 #include "testutil.h"
 
-#include "http.h"
+#include "prom/http.h"
 
-/* The limits src/http.c sets, as a client sees them. */
+/* The limits src/prom/http.c sets, as a client sees them. */
 #define CONNECTIONS 64
 #define CONNECTIONS_PER_IP 8
 

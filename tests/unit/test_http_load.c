@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The daemon's endpoint (src/http.c) under load, on loopback only: clients
+ * The daemon's endpoint (src/prom/http.c) under load, on loopback only: clients
  * that open TLS connections and stall in the handshake (a slowloris), and a
  * flood of wrong passwords, must not keep out a scraper with the right
  * password.  Every client here is bounded in time (a few seconds each, the
@@ -23,9 +23,9 @@
 
 #include "testutil.h"
 
-#include "http.h"
+#include "prom/http.h"
 #include "util.h"
-#include "webconfig.h"
+#include "prom/webconfig.h"
 
 #define OPENSSL "/usr/bin/openssl"
 #define SCRAPES 7

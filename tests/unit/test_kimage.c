@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Reading a kernel's BTF from a file (src/kimage.c, `permscope check --btf`):
+ * Reading a kernel's BTF from a file (src/kernel/kimage.c, `permscope check --btf`):
  * raw BTF, a vmlinux ELF, a bzImage in every compression and a Debian
  * package, all made here at test time around a struct cred in BTF; the bad
  * files each give their error; and the pinned kernels of the VM cache give
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 
 #include "testutil.h"
-#include "credlayout.h"
-#include "kimage.h"
+#include "kernel/credlayout.h"
+#include "kernel/kimage.h"
 #include "credbtf.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

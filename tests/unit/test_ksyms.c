@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ksyms_resolve (src/ksyms.c) against small fake kallsyms files. */
+/* ksyms_resolve (src/kernel/ksyms.c) against small fake kallsyms files. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "ksyms.h"
+#include "kernel/ksyms.h"
 
 struct fake {
 	char path[256];

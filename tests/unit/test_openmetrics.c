@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * `permscope report --format openmetrics` (src/prom.c's OpenMetrics mode):
+ * `permscope report --format openmetrics` (src/prom/prom.c's OpenMetrics mode):
  * the daemon's series with instance and job, each at the profile's start
  * (counters 0) and end, "# EOF" last; and what it is for, checked with the
  * real tools: promtool backfills it and a Prometheus on those blocks gives
@@ -14,7 +14,7 @@
 #include "testutil.h"
 
 #include "profile.h"
-#include "prom.h"
+#include "prom/prom.h"
 
 /* The sample profile: 2026-11-30T09:15:02.125Z to 09:15:44.625Z, host buildhost. */
 #define START "1796030102.125"

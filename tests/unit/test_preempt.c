@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * preemption_read() (src/preempt.c) on fake roots: each test writes the
+ * preemption_read() (src/kernel/preempt.c) on fake roots: each test writes the
  * files a kernel would show (debugfs' sched/preempt, /proc/cmdline,
  * /boot/config-RELEASE) under its own directory and passes uname's
  * strings.  "Could not tell" must come out as unknown, which counts as
@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "preempt.h"
+#include "kernel/preempt.h"
 #include "testutil.h"
 
 #define DYNAMIC "#1 SMP PREEMPT_DYNAMIC Debian 6.12.117-1 (2026-11-02)"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The Prometheus exposition of a profile (src/prom.c): exact lines from
+ * The Prometheus exposition of a profile (src/prom/prom.c): exact lines from
  * profiles whose counts are known, every schema row reaching /metrics,
  * the format's rules (one HELP and TYPE a family, its series together,
  * escaping), promtool's verdict, docs/metrics.md naming every metric, and
@@ -19,7 +19,7 @@
 #include "testutil.h"
 
 #include "profile.h"
-#include "prom.h"
+#include "prom/prom.h"
 #include "schema.h"
 #include "util.h"
 

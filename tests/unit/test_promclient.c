@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "promserver.h"
-#include "promclient.h"
+#include "prom/promclient.h"
 
 #define OPENSSL "/usr/bin/openssl"
 #define PASSWORD "s3cret-passw0rd"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A side read from a real Prometheus (src/promsource.c), hermetic: the
+ * A side read from a real Prometheus (src/prom/promsource.c), hermetic: the
  * profiles of tests/unit/data written by `permscope report --format
  * openmetrics` as hosts of four sides (job="base", "access", "lookup",
  * "new"), backfilled with promtool into one TSDB, a Prometheus started on
@@ -25,9 +25,9 @@
 #include <cmocka.h>
 
 #include "promserver.h"
-#include "promclient.h"
-#include "promsource.h"
-#include "prom.h"
+#include "prom/promclient.h"
+#include "prom/promsource.h"
+#include "prom/prom.h"
 #include "metrics.h"
 #include "hist.h"
 

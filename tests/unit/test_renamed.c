@@ -21,7 +21,7 @@
 
 #include "metrics.h"
 #include "profile.h"
-#include "prom.h"
+#include "prom/prom.h"
 #include "render.h"
 #include "schema.h"
 #include "testutil.h"

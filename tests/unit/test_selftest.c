@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The verdicts of check --self-test (src/selftest.c) from crafted counts:
+ * The verdicts of check --self-test (src/run/selftest.c) from crafted counts:
  * what each kernel of the VM suite records gives its answer, and every
  * reason the counts cannot be trusted -- a family that did not attach,
  * events lost, calls missed, a positive control that failed, a violation
@@ -11,7 +11,7 @@
 
 #include "testutil.h"
 
-#include "selftest.h"
+#include "run/selftest.h"
 
 /*
  * A run on a kernel with all three fast paths (sid 7.2), every count what

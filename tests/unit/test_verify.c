@@ -16,7 +16,7 @@
 
 #include "predicates.h"
 #include "profile.h"
-#include "verify.h"
+#include "run/verify.h"
 
 static struct profile p;
 static struct verify_samples vs;

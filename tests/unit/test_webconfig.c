@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * --web-config (src/webconfig.c): the exporter-toolkit files it takes, the
+ * --web-config (src/prom/webconfig.c): the exporter-toolkit files it takes, the
  * ones it refuses and what it says (every refusal names the line, and none
  * repeats a hash), the certificate and key checks, bcrypt with its cache,
  * basic auth on a real server (plain HTTP here; TLS with a
@@ -19,9 +19,9 @@
 
 #include "testutil.h"
 
-#include "http.h"
+#include "prom/http.h"
 #include "util.h"
-#include "webconfig.h"
+#include "prom/webconfig.h"
 
 #define OPENSSL "/usr/bin/openssl"
 

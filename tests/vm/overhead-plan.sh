@@ -77,7 +77,7 @@ access_baseline() {
 }
 
 # bpftrace: what a user's one-liner costs on the same loops, the scripts
-# of `permscope bench --overhead` (src/overhead.c; a unit test keeps the
+# of `permscope bench --overhead` (src/bench/overhead.c; a unit test keeps the
 # two the same): the MAY_EXEC posting's lookup one-liner per stat() check,
 # the latency-and-allocations script per access() call.  bpftrace is in
 # the initramfs only when tests/vm/overhead found it on the host.  First,

@@ -35,7 +35,7 @@ static const char *const filesystems[] = { "tmpfs", "ext4", "btrfs" };
 static const char *const variants[] = { "base", "acl", "0711", "0750" };
 
 /*
- * The mode each kernel's preemption model calls for (src/preempt.h): sid's
+ * The mode each kernel's preemption model calls for (src/kernel/preempt.h): sid's
  * 7.2 preempts lazily, so fentry would lose events there; 6.1 and 6.12
  * boot with voluntary preemption, under which fentry is exact and cheapest.
  */
