@@ -32,8 +32,8 @@
 
 /*
  * The probe families, in the order of every output: X(ID, name, place) each.
- * `name` names its BPF program (bpf/name.bpf.c), its stats struct (struct
- * name_stats, bpf/permscope.h) and its glue (name_ops, src/family_name.c);
+ * `name` names its BPF program (bpf/NAME.bpf.c), its stats struct (struct
+ * NAME_stats, bpf/permscope.h) and its glue (NAME_ops, src/probe/family_NAME.c);
  * `place` is ONE (one stats struct, a member `name` of struct profile) or
  * PER_FS (one a filesystem, in struct fs_result).  The enum, the stats
  * union, the engine's table of glue and the profile's members and places
