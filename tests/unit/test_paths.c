@@ -12,7 +12,7 @@
  * is a pattern's stem (tests/unit/test_*.c, src/probe/family_<name>.c):
  * some file must begin with it.  One with a run of capitals in it is a
  * placeholder (docs/vm.md's tests/vm/patches/NAME): not checked.  A name
- * without ".c" whose ".c" exists is a test program's (tests/unit/test_x).
+ * without ".c" whose ".c" exists is a test program's (tests/unit/test_hist).
  */
 #include <stdarg.h>
 #include <stddef.h>
