@@ -2,6 +2,8 @@
 /*
  * A recording: where and when it ran, how each family attached, and what it
  * counted.  Stored as JSON, "permscope-profile/1" (docs/profile-format.md).
+ * The model is profile.c's; the JSON is written by profile_write.c and read,
+ * strictly, by profile_read.c.
  */
 #ifndef PERMSCOPE_PROFILE_H
 #define PERMSCOPE_PROFILE_H

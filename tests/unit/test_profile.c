@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Profile I/O (src/profile.c): JSON round trips, the strict reader's error
- * messages, profile_write's atomic replace, and profile_copy.  No root, no BPF.
+ * Profile I/O (src/profile_write.c, src/profile_read.c): JSON round trips,
+ * the strict reader's error messages, profile_write's atomic replace, and
+ * profile_copy (src/profile.c).  No root, no BPF.
  */
 #include <linux/types.h>
 #include <dirent.h>
