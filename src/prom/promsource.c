@@ -34,7 +34,7 @@
 
 #include "hist.h"
 #include "metrics.h"
-#include "prom/prom.h"
+#include "prom/promnames.h"
 #include "prom/promside.h"
 #include "util.h"
 

@@ -3,9 +3,9 @@
  * One side of a fleet comparison read from Prometheus: every host
  * (`instance`) a selector picks becomes one profile, the increase of every
  * schema counter and latency histogram over a window, read back through
- * the names src/prom/prom.c exports (prom_row_series()), so the profile is
- * what a file profile of that host's window would hold and every metric,
- * rule and statistic applies unchanged.
+ * the names src/prom/prom.c exports (prom_row_series(), promnames.h), so
+ * the profile is what a file profile of that host's window would hold and
+ * every metric, rule and statistic applies unchanged.
  *
  * Beside the profiles, the reasons a side cannot be judged, each host's
  * (the daemon restarted inside the window, or was not scraped near its

@@ -27,7 +27,7 @@
 #include "promserver.h"
 #include "prom/promclient.h"
 #include "prom/promsource.h"
-#include "prom/prom.h"
+#include "prom/promnames.h"
 #include "metrics.h"
 #include "hist.h"
 
