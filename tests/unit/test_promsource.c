@@ -26,6 +26,7 @@
 
 #include "promserver.h"
 #include "prom/promclient.h"
+#include "prom/promjudge.h"
 #include "prom/promsource.h"
 #include "prom/promnames.h"
 #include "metrics.h"
