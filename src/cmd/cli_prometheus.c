@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cmd/commands.h"
+#include "prom/promjudge.h"
 #include "util.h"
 
 #define DEFAULT_WINDOW "1h"

@@ -11,7 +11,7 @@
 #include "cmd/commands.h"
 #include "run/daemon.h"
 #include "prom/http.h"
-#include "prom/prom.h"
+#include "prom/promnames.h"
 #include "statedir.h"
 #include "util.h"
 #include "prom/webconfig.h"

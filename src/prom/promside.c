@@ -166,6 +166,18 @@ struct promsource_host *promside_host(struct promsource_side *s, const char *ins
 	return h;
 }
 
+void promsource_side_free(struct promsource_side *side)
+{
+	for (size_t i = 0; i < side->nhosts; i++) {
+		profile_free(&side->hosts[i].profile);
+		reasons_free(&side->hosts[i].why);
+		reasons_free(&side->hosts[i].losses);
+	}
+	free(side->hosts);
+	reasons_free(&side->why);
+	memset(side, 0, sizeof(*side));
+}
+
 /*
  * Every sample of every query comes here first: a label longer than can
  * be kept, a host past the side's bound, or a second series for one row

@@ -116,6 +116,8 @@ void promside_labels_text(const struct promside_query *q, const struct promanswe
 			    char *buf, size_t size);
 /* The host called INSTANCE (escaped here), added as a profile when new; NULL: no memory. */
 struct promsource_host *promside_host(struct promsource_side *side, const char *instance);
+/* Every host and reason of SIDE freed, SIDE zeroed (promsource_read() fills it). */
+void promsource_side_free(struct promsource_side *side);
 /*
  * The promanswer_sample_fn of every query (CTX a promside_query): the
  * checks above, then q->take.  0, or PROMSOURCE_ENOMEM.

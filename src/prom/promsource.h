@@ -3,9 +3,9 @@
  * One side of a fleet comparison read from Prometheus: every host
  * (`instance`) a selector picks becomes one profile, the increase of every
  * schema counter and latency histogram over a window, read back through
- * the names src/prom/prom.c exports (prom_row_series()), so the profile is
- * what a file profile of that host's window would hold and every metric,
- * rule and statistic applies unchanged.
+ * the names src/prom/prom.c exports (prom_row_series(), promnames.h), so
+ * the profile is what a file profile of that host's window would hold and
+ * every metric, rule and statistic applies unchanged.
  *
  * Beside the profiles, the reasons a side cannot be judged, each host's
  * (the daemon restarted inside the window, or was not scraped near its
@@ -45,18 +45,5 @@ struct promsource_query {
  */
 int promsource_read(struct promclient *c, const struct promsource_query *q,
 		    struct promsource_side *side, char *err, size_t errlen);
-void promsource_side_free(struct promsource_side *side);
-
-/*
- * The side as one profile of runs, as `permscope merge` makes one: the
- * hosts' counters added up, each host one run, so statistics compare hosts.
- * Only for a side promsource_judgeable() passes (one build, the same
- * families in the same modes).  0, -EINVAL for no hosts, or -ENOMEM;
- * `out` is initialised either way (profile_free() it).
- */
-int promsource_merge(const struct promsource_side *side, struct profile *out);
-
-/* Whether nothing stops a verdict: no reason for the side or any host. */
-int promsource_judgeable(const struct promsource_side *side);
 
 #endif

@@ -20,6 +20,7 @@
 
 #include "profile.h"
 #include "prom/prom.h"
+#include "prom/promnames.h"
 #include "schema.h"
 #include "util.h"
 

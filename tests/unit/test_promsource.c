@@ -26,8 +26,9 @@
 
 #include "promserver.h"
 #include "prom/promclient.h"
+#include "prom/promjudge.h"
 #include "prom/promsource.h"
-#include "prom/prom.h"
+#include "prom/promnames.h"
 #include "metrics.h"
 #include "hist.h"
 
