@@ -18,6 +18,7 @@
 #include "rules.h"
 #include "statedir.h"
 #include "util.h"
+#include "verdict.h"
 
 #define DEFAULT_RULES_NAME "(default rules)"
 /* /2: "new", "base", "n_new", "n_base" were "current", "baseline", "n_current", "n_baseline" */

@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "profile.h"
 #include "rules.h"
+#include "verdict.h"
 
 /* ---- hand-built profiles ------------------------------------------------ */
 
