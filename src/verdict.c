@@ -351,3 +351,9 @@ out:
 	free(xn);
 	return 0;
 }
+
+enum verdict verdicts_overall(const size_t count[3])
+{
+	return count[VERDICT_FAIL] ? VERDICT_FAIL :
+	       count[VERDICT_NO_VERDICT] ? VERDICT_NO_VERDICT : VERDICT_PASS;
+}

@@ -41,5 +41,10 @@ struct rule_result {
  */
 int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
 		  struct rule_result *res, char *err, size_t errlen);
+/*
+ * The gate's one verdict on its rules' (count[V]: how many had verdict V):
+ * FAIL when a rule failed, else NO-VERDICT when one had none, else PASS.
+ */
+enum verdict verdicts_overall(const size_t count[3]);
 
 #endif
