@@ -5,8 +5,9 @@
  * with OP one of >= <= > < == != and EXPR a NUMBER, `base`, or
  * `base * NUMBER`, `base + NUMBER`, `base - NUMBER` (`baseline` is read as
  * `base`).  A rule judges the new profile against the base profile.
- * Parsing and the evaluation of one rule against two profiles live here so
- * that unit tests can call them; the command is src/cmd/cmd_gate.c.
+ * Parsing lives here and a rule's verdict against two profiles in
+ * verdict.h, both apart from the command (src/cmd/cmd_gate.c) so that unit
+ * tests and the fuzzer can call them.
  */
 #ifndef PERMSCOPE_RULES_H
 #define PERMSCOPE_RULES_H
@@ -67,32 +68,5 @@ int rules_read(const char *path, struct rule_set *out, char **errors);
 void rules_free(struct rule_set *rs);
 
 const char *rule_op_name(enum rule_op op);
-/* EXPR with `base` standing for the given mean of the base profile. */
-double rule_threshold(const struct rule *r, double base);
-/* new OP threshold */
-bool rule_compare(enum rule_op op, double new, double threshold);
-
-enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NO_VERDICT };
-extern const char *const verdict_names[3];  /* "pass", "fail", "no-verdict" */
-
-struct rule_result {
-	enum verdict verdict;
-	bool has_values;       /* new, base and threshold are known */
-	double new, base, threshold; /* means; threshold from base */
-	size_t n_new, n_base;        /* samples on each side */
-	bool tested;           /* the rule's test (Welch's t or Mann-Whitney) decided: p is set */
-	double p;
-	enum mw_method method; /* Mann-Whitney: exact or normal p; MW_NONE for Welch */
-	bool not_significant;  /* PASS only because p >= STATS_ALPHA ("~") */
-	char reason[256];      /* why NO-VERDICT, or a note; "" when none */
-};
-
-/*
- * Evaluate rule `r` on the profiles `base` and `new`.  Returns 0 with `res`
- * filled in, or -1 when the metric is unknown (bad input): `err` then says
- * "FILE:LINE: unknown metric ..." with the nearest known names.
- */
-int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
-		  struct rule_result *res, char *err, size_t errlen);
 
 #endif

@@ -18,6 +18,7 @@
 #include "rules.h"
 #include "statedir.h"
 #include "util.h"
+#include "verdict.h"
 
 #define DEFAULT_RULES_NAME "(default rules)"
 /* /2: "new", "base", "n_new", "n_base" were "current", "baseline", "n_current", "n_baseline" */
@@ -229,6 +230,12 @@ static const char *const verdict_words[3] = {
 	[VERDICT_PASS] = "PASS", [VERDICT_FAIL] = "FAIL", [VERDICT_NO_VERDICT] = "NO-VERDICT",
 };
 
+/* The exit status of each gate verdict (docs/gate-rules.md, "Exit status"). */
+static const int verdict_status[3] = {
+	[VERDICT_PASS] = EXIT_OK, [VERDICT_FAIL] = EXIT_REGRESSION,
+	[VERDICT_NO_VERDICT] = EXIT_NO_VERDICT,
+};
+
 /* The two sides, path and the build that recorded each, as the reports name them. */
 struct gate_sides {
 	const char *name[2]; /* base, new */
@@ -318,11 +325,6 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		       count[VERDICT_FAIL], count[VERDICT_NO_VERDICT]);
 }
 
-static const char *overall(const size_t count[3])
-{
-	return count[VERDICT_FAIL] ? "fail" : count[VERDICT_NO_VERDICT] ? "no-verdict" : "pass";
-}
-
 /* The verdicts as one JSON document, malloc'ed; NULL when out of memory. */
 static char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
 			   const struct rule_result *res, const size_t count[3], int status)
@@ -354,7 +356,7 @@ static char *verdicts_json(const struct gate_sides *sd, const struct rule_set *r
 					    json_string(mw_method_names[x->method]));
 	}
 	root = json_pack("{s:s,s:s,s:i,s:s}", "format", GATE_FORMAT,
-			 "verdict", overall(count), "exit_status", status,
+			 "verdict", verdict_names[verdicts_overall(count)], "exit_status", status,
 			 "test", stats_test_ids[sd->test]);
 	if (!root) {
 		json_decref(rules);
@@ -629,8 +631,7 @@ int cmd_gate(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	ret = count[VERDICT_FAIL] ? EXIT_REGRESSION :
-	      count[VERDICT_NO_VERDICT] ? EXIT_NO_VERDICT : EXIT_OK;
+	ret = verdict_status[verdicts_overall(count)];
 	if (c.junit) {
 		e = write_junit(c.junit, &sides, &rs, res, count);
 		if (e) {

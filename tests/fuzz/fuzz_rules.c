@@ -10,6 +10,7 @@
 #include "fuzz.h"
 #include "metrics.h"
 #include "rules.h"
+#include "verdict.h"
 
 #define NPAIRS 3
 

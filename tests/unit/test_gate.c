@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "profile.h"
 #include "rules.h"
+#include "verdict.h"
 
 /* ---- hand-built profiles ------------------------------------------------ */
 
@@ -234,6 +235,19 @@ static void thresholds_and_comparisons(void **state)
 	assert_true(rule_compare(RULE_EQ, 0, 0) && !rule_compare(RULE_EQ, 1e-12, 0));
 	assert_true(rule_compare(RULE_NE, 1, 0) && !rule_compare(RULE_NE, 0, 0));
 	assert_string_equal(rule_op_name(RULE_NE), "!=");
+}
+
+/* One failed rule fails the gate, whatever else had no verdict; PASS only when all passed. */
+static void a_failure_outweighs_rules_without_verdict(void **state)
+{
+	const size_t all_pass[3] = { [VERDICT_PASS] = 4 },
+		     one_fail[3] = { [VERDICT_PASS] = 2, [VERDICT_FAIL] = 1, [VERDICT_NO_VERDICT] = 3 },
+		     one_none[3] = { [VERDICT_PASS] = 5, [VERDICT_NO_VERDICT] = 1 };
+
+	(void)state;
+	assert_int_equal(verdicts_overall(all_pass), VERDICT_PASS);
+	assert_int_equal(verdicts_overall(one_fail), VERDICT_FAIL);
+	assert_int_equal(verdicts_overall(one_none), VERDICT_NO_VERDICT);
 }
 
 static const struct {
@@ -1166,6 +1180,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(valid_rules_of_every_form_parse),
 		cmocka_unit_test(thresholds_and_comparisons),
+		cmocka_unit_test(a_failure_outweighs_rules_without_verdict),
 		cmocka_unit_test(malformed_rules_give_exact_messages),
 		cmocka_unit_test(every_bad_line_is_reported_and_odd_bytes_are_shown_safely),
 		cmocka_unit_test(plain_comparisons_pass_and_fail_on_the_means),

@@ -26,6 +26,7 @@
 #include "render.h"
 #include "rules.h"
 #include "schema.h"
+#include "verdict.h"
 
 #define FS "tmpfs"
 
