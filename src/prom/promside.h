@@ -62,7 +62,6 @@ struct promsource_host {
 	 * predates, which are then absent from the profile, never 0.
 	 */
 	uint32_t seen[FAMILY_COUNT];
-	bool before; /* reported in the window before this one (read_gone()) */
 };
 
 struct promsource_side {

@@ -499,13 +499,16 @@ static int take_start(struct promside_query *q, struct promsource_host *h,
 	return 0;
 }
 
-/* Instances seen in the window before this one, that none of this window's answers held. */
+/*
+ * A host of the window before this one: promside_take() has added it if
+ * none of this window's answers held it, which is all read_gone() asks.
+ */
 static int take_gone(struct promside_query *q, struct promsource_host *h,
 		     const struct promanswer_sample *s)
 {
 	(void)q;
+	(void)h;
 	(void)s;
-	h->before = true;
 	return 0;
 }
 
@@ -571,8 +574,6 @@ static int read_gone(struct reader *r)
 	size_t before = side->nhosts;
 	int ret;
 
-	for (size_t i = 0; i < side->nhosts; i++)
-		side->hosts[i].before = false;
 	promside_keep(&q, "instance");
 	promside_keep(&q, "job");
 	snprintf(promql, QUERY_MAX, "max_over_time(permscope_start_time_seconds{%s}[%s] offset %s)",
