@@ -10,7 +10,10 @@
  * on every kernel checked, 6.1 to 7.2: IP's frame is gone and the address
  * is IP's caller's), or follows a `call security_inode_permission` (the
  * fast path: a skip).  The rel32 of the call instruction names its target.
- * Anything else is *unattributed*, counted per reason, never a skip.
+ * Anything else is *unattributed*, counted per reason, never a skip.  What
+ * an address means is bpf/callsite.h's (a pure classifier, the x86 bytes
+ * in bpf/callsite_x86.h, tested on every call site of the pinned kernels);
+ * reading it, the hooks undone and the per-CPU cache are bpf/callsite.bpf.h.
  *
  * Another tracer can stand in that return slot (docs/kernels.md, "Other
  * tracers"): a kretprobe on IP or SIP puts its trampoline's address there
@@ -38,18 +41,11 @@
 #include "filter.bpf.h"
 #include "predicates.h"
 #include "sample.bpf.h"
+#include "callsite.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Set by user space before load, from /proc/kallsyms and the clocks. */
-const volatile __u64 ip_lo = 0, ip_len = 0;     /* inode_permission() */
-const volatile __u64 sip_lo = 0;                /* security_inode_permission() */
-/* Bytes of padding (__pfx_) before each, where a call thunk may take a call. */
-const volatile __u64 ip_pad = 0, sip_pad = 0;
-const volatile __u64 walk_lo = 0, walk_len = 0; /* link_path_walk(): the path walker */
-const volatile __u64 text_lo = 0, text_len = 0; /* core kernel text: its call sites never move */
-const volatile __u64 rethook_tramp = 0; /* arch_rethook_trampoline: a kretprobe's stand-in */
-const volatile __u64 fgraph_tramp = 0;  /* return_to_handler: the function graph tracer's */
+/* Set by user space before load, from the clocks (the call sites' in callsite.bpf.h). */
 const volatile __u64 realtime_offset_ns = 0;    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 
 /*
@@ -73,7 +69,6 @@ const volatile __u32 bench_stop = 0;
  * check finds the anchor again where it no longer is.
  */
 __u32 calib_tid;
-__s32 ret_off = -1; /* SIP's return address: this many bytes above the program's frame */
 __s32 calib_site = -1; /* what the calibration check resolved to, for user space's message */
 
 /* Process filter verdict per thread (--pid, -- CMD), decided once. */
@@ -95,17 +90,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lookup_cpu);
 } percpu SEC(".maps");
-
-/*
- * A call site's kind (enum lookup_site, bpf/permscope.h) is cached per CPU
- * with the verdict in how it is stored (one 64-bit word, so never read
- * half written).
- */
-static const __u64 site_key[] = { /* stored as ret ^ site_key[site] */
-	[SITE_IP_WALK] = 0x5a5a5a5a5a5a5a5aULL, [SITE_IP_OTHER] = 0x3c3c3c3c3c3c3c3cULL,
-	[SITE_DIRECT_WALK] = 0xa5a5a5a5a5a5a5a5ULL, [SITE_DIRECT_OTHER] = 0,
-	[SITE_FOREIGN] = 0xc3c3c3c3c3c3c3c3ULL,
-};
 
 static __always_inline struct lookup_cpu *this_cpu(void)
 {
@@ -182,261 +166,6 @@ static __always_inline struct lookup_stats *fs_stats(struct lookup_cpu *cpu, __u
 	}
 	cpu->lost.fs_table_full++;
 	return NULL;
-}
-
-static __always_inline bool in_range(__u64 addr, __u64 lo, __u64 len)
-{
-	return addr - lo < len;
-}
-
-/*
- * bpf_rdonly_cast() (a kfunc since 6.2) turns an address into a read-only
- * BTF pointer: a load through it is one instruction, and a fault reads 0,
- * where bpf_probe_read_kernel() is a helper call of about 90.  Weak, and
- * only the programs named *_rdonly_cast call it: user space loads those
- * where the kernel's BTF has the kfunc and their twins without the suffix
- * elsewhere (src/probe/attach.c).
- */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
-
-/* One word of kernel memory; 0 when unreadable. */
-static __always_inline __u64 read_word(const void *addr, bool direct_load)
-{
-	__u64 w = 0;
-
-	if (direct_load) {
-		/* any struct whose first member is 8 bytes of scalar will do */
-		const struct timespec64 *word =
-			bpf_rdonly_cast(addr, bpf_core_type_id_kernel(struct timespec64));
-
-		return word->tv_sec;
-	}
-	if (bpf_probe_read_kernel(&w, sizeof(w), addr))
-		return 0;
-	return w;
-}
-
-/*
- * The two adjacent words at `addr` in one read: a fentry program's anchor
- * and the return slot above it cost one probe read where there is no
- * bpf_rdonly_cast, not two.  Both 0 when unreadable.
- */
-static __always_inline void read_pair(const void *addr, bool direct_load, __u64 *lo, __u64 *hi)
-{
-	__u64 w[2] = {};
-
-	if (direct_load) {
-		/* timespec64 is two 8-byte scalars */
-		const struct timespec64 *pair =
-			bpf_rdonly_cast(addr, bpf_core_type_id_kernel(struct timespec64));
-
-		*lo = pair->tv_sec;
-		*hi = pair->tv_nsec;
-		return;
-	}
-	bpf_probe_read_kernel(w, sizeof(w), addr);
-	*lo = w[0];
-	*hi = w[1];
-}
-
-/* A fentry trampoline's return address into SIP, just past its fentry call. */
-static __always_inline bool sip_anchor(__u64 w)
-{
-	return w - sip_lo < 16;
-}
-
-/*
- * What the `call rel32` before `ret` called, from positive evidence only:
- * the opcode byte must be a call (0xe8) and its target IP or SIP, or a call
- * thunk in their own padding (6.2 and later: the __pfx_ symbol's bytes, and
- * no further, where another function could start); a call of IP's body
- * past its fentry site is a trampoline's (SITE_ORIG).  Anything else is
- * foreign.
- */
-static __always_inline enum lookup_site decode(__u64 ret)
-{
-	bool walker = !walk_len || in_range(ret, walk_lo, walk_len);
-	__u64 w, tgt;
-
-	if (in_range(ret, ip_lo, ip_len))
-		return SITE_IP_WALK; /* IP's caller is not known: by the mask alone */
-	if (bpf_probe_read_kernel(&w, sizeof(w), (void *)(ret - 8)))
-		return SITE_UNREAD;
-	if (((w >> 24) & 0xff) != 0xe8)
-		return SITE_FOREIGN;
-	tgt = ret + (__s64)(__s32)(w >> 32);
-	if (in_range(tgt + ip_pad, ip_lo, ip_pad + 1))
-		return walker ? SITE_IP_WALK : SITE_IP_OTHER;
-	if (tgt - ip_lo < 16)
-		return SITE_ORIG;
-	if (in_range(tgt + sip_pad, sip_lo, sip_pad + 1))
-		return walker ? SITE_DIRECT_WALK : SITE_DIRECT_OTHER;
-	return SITE_FOREIGN;
-}
-
-/*
- * A kretprobe (rethook) put arch_rethook_trampoline in the slot at `slot`
- * and pushed {ret_addr, frame = slot} on the task's rethooks list
- * (arch_rethook_prepare(), 5.19 and later on x86), newest first.  Two
- * kretprobes on one slot (IP's and SIP's: a tail call shares it) chain: the
- * newer node keeps the older's trampoline.  The real address behind the
- * `seen` nodes of this slot already undone, or 0.
- */
-struct rethook_node___ps {
-	struct llist_node llist;
-	unsigned long ret_addr;
-	unsigned long frame;
-} __attribute__((preserve_access_index));
-
-struct task_struct___ps {
-	struct llist_head rethooks;
-} __attribute__((preserve_access_index));
-
-static __always_inline __u64 rethook_ret(__u64 slot, int seen)
-{
-	struct task_struct___ps *t = (void *)bpf_get_current_task();
-	struct llist_node *n;
-
-	if (!bpf_core_field_exists(t->rethooks))
-		return 0;
-	n = BPF_CORE_READ(t, rethooks.first);
-	for (int i = 0; i < 16 && n; i++) {
-		struct rethook_node___ps *rh =
-			(void *)n - bpf_core_field_offset(struct rethook_node___ps, llist);
-
-		if (BPF_CORE_READ(rh, frame) == slot && seen-- == 0)
-			return BPF_CORE_READ(rh, ret_addr);
-		n = BPF_CORE_READ(n, next);
-	}
-	return 0;
-}
-
-/* A trampoline's return into IP, just past IP's fentry call. */
-static __always_inline bool ip_anchor(__u64 w)
-{
-	return w - ip_lo < 16;
-}
-
-/*
- * Where SIP's return slot is above a fentry program's frame: its offset.
- * An x86 trampoline saves SIP's two arguments (the frame), maybe a slot
- * for the return value (where an fexit program shares it), then pushes
- * rbp on what it was entered with: its return address into SIP (the
- * anchor) and above it the slot, or, in the "jmp" mode of 6.19 and later
- * (an fexit program there), the slot alone.  So the slot is the third word
- * above the arguments, or the fourth where the third is the anchor.
- */
-#define SIP_NARGS 2
-
-static __noinline int find_slot(const void *frame)
-{
-	__u64 w = 0;
-
-	if (bpf_probe_read_kernel(&w, sizeof(w), frame + (SIP_NARGS + 2) * 8))
-		return -1;
-	return sip_anchor(w) ? (SIP_NARGS + 3) * 8 : (SIP_NARGS + 2) * 8;
-}
-
-/* The trampoline's saved rbp: right under the anchor, or under the slot (jmp mode). */
-static __always_inline __u64 saved_rbp(const void *frame, __u32 off)
-{
-	bool anchored = sip_anchor(read_word(frame + ((off - 8) & 0xff), false));
-
-	return read_word(frame + ((off - (anchored ? 16 : 8)) & 0xff), false);
-}
-
-/*
- * The return address `ret`, read from `slot`, not in this CPU's cache:
- * what made the check.  `fp` is rbp at SIP's entry: where IP tail-called
- * SIP from a BPF trampoline's call, the base of that trampoline's frame.
- * Out of line: only a new call site, or another tracer's hook, comes here.
- */
-static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u64 fp)
-{
-	bool via_orig = false;
-	enum lookup_site s = SITE_HOOKED;
-	int undone = 0;
-
-	for (int hop = 0; hop < 4; hop++) {
-		if (rethook_tramp && ret == rethook_tramp) {
-			ret = rethook_ret(slot, undone++);
-			if (!ret)
-				return SITE_HOOKED;
-			continue;
-		}
-		if (fgraph_tramp && ret == fgraph_tramp)
-			return SITE_HOOKED;
-		s = decode(ret);
-		if (s == SITE_ORIG) {
-			/*
-			 * IP made this check; its return address is in the
-			 * trampoline's frame, above its return into IP if it was
-			 * called, right above the saved rbp if it was jumped to
-			 */
-			if (via_orig || !fp)
-				return SITE_HOOKED;
-			via_orig = true;
-			undone = 0;
-			slot = fp + 8;
-			ret = read_word((void *)slot, false);
-			if (ip_anchor(ret)) {
-				slot = fp + 16;
-				ret = read_word((void *)slot, false);
-			}
-			if (!ret)
-				return SITE_HOOKED;
-			continue;
-		}
-		break;
-	}
-	if (s == SITE_ORIG)
-		return SITE_HOOKED;
-	/* a trampoline called IP: what it returns to must be a call of IP */
-	if (via_orig && s != SITE_IP_WALK && s != SITE_IP_OTHER)
-		return SITE_HOOKED;
-	if (s != SITE_UNREAD && s != SITE_HOOKED && in_range(ret, text_lo, text_len))
-		cpu->sites[(ret >> 1) & (LOOKUP_SITES - 1)] = ret ^ site_key[s];
-	return s;
-}
-
-/*
- * Who made the SIP call whose program frame is `frame`: read the return
- * address (a direct load, or one probe read where the kernel has no
- * bpf_rdonly_cast), then ask this CPU's cache of call sites, and resolve
- * only a site not seen before or a hooked one.  `tramp`: the frame is a
- * fentry program's, whose slot is read with the anchor under it, and checked.
- * `fp`: rbp at SIP's entry, where the program has it (kprobe), else 0.
- */
-static __always_inline enum lookup_site call_site(struct lookup_cpu *cpu, const void *frame,
-					   bool direct_load, bool tramp, __u64 fp)
-{
-	__u32 off = ret_off & 0xff; /* bounded: the verifier needs that for ctx */
-	__u64 anchor, ret, *slot;
-	enum lookup_site s;
-	int found;
-
-	if (tramp) {
-		read_pair(frame + ((off - 8) & 0xff), direct_load, &anchor, &ret);
-		if (!sip_anchor(anchor)) {
-			found = find_slot(frame);
-			if (found < 0)
-				return SITE_UNREAD;
-			ret_off = found;
-			off = found & 0xff;
-			ret = read_word(frame + off, direct_load);
-		}
-	} else {
-		ret = read_word(frame + off, direct_load);
-	}
-	if (!ret)
-		return SITE_UNREAD;
-	slot = &cpu->sites[(ret >> 1) & (LOOKUP_SITES - 1)];
-	for (s = SITE_IP_WALK; s <= SITE_FOREIGN; s++)
-		if (*slot == (ret ^ site_key[s]))
-			return s;
-	if (tramp)
-		fp = saved_rbp(frame, off);
-	return resolve(cpu, ret, (__u64)frame + off, fp);
 }
 
 /* ctime seconds under every layout: i_ctime (<6.6), __i_ctime (6.6-6.10), i_ctime_sec. */

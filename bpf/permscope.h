@@ -159,7 +159,7 @@ struct lookup_lost {
 
 /*
  * What made a SIP call, as the lookup programs resolve it from its return
- * address (bpf/lookup.bpf.c).  The first five are what an address in
+ * address (bpf/callsite.h).  The first five are what an address in
  * kernel text is, and are cached; user space names the calibration call's.
  */
 enum lookup_site {
@@ -171,6 +171,22 @@ enum lookup_site {
 	SITE_FOREIGN,      /* follows no call of IP or SIP: not attributed */
 	SITE_HOOKED,       /* another tracer's return hook stands in the slot, not recovered */
 	SITE_ORIG,         /* a trampoline on IP called IP's body (resolved further) */
+};
+
+/*
+ * Where bpf/callsite.h's classifier finds IP, SIP and the rest: the
+ * lookup programs' rodata, from /proc/kallsyms (src/probe/family_lookup.c).
+ * The classifier takes it as volatile: the BPF program's copy is rodata
+ * that user space fills in before load, and clang must not fold the zeros
+ * it is declared with.
+ */
+struct callsite_syms {
+	__u64 ip_lo, ip_len;     /* inode_permission() */
+	__u64 sip_lo;            /* security_inode_permission() */
+	__u64 ip_pad, sip_pad;   /* bytes of __pfx_ padding before each, where a call thunk may take a call */
+	__u64 walk_lo, walk_len; /* link_path_walk(); len 0: not known, every check is the walker's */
+	__u64 rethook_tramp;     /* arch_rethook_trampoline, a kretprobe's stand-in; 0 unknown */
+	__u64 fgraph_tramp;      /* return_to_handler, the function graph tracer's; 0 unknown */
 };
 
 struct lookup_fs_name {

@@ -54,21 +54,21 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 			snprintf(why, len, "%s not found in %s", k[i].name, o->kallsyms);
 			return -ENOENT;
 		}
-	skel->rodata->ip_lo = k[IP].lo;
-	skel->rodata->ip_len = k[IP].len;
-	skel->rodata->sip_lo = k[SIP].lo;
-	skel->rodata->ip_pad = padding(&k[IP_PFX], k[IP].lo);
-	skel->rodata->sip_pad = padding(&k[SIP_PFX], k[SIP].lo);
+	skel->rodata->syms.ip_lo = k[IP].lo;
+	skel->rodata->syms.ip_len = k[IP].len;
+	skel->rodata->syms.sip_lo = k[SIP].lo;
+	skel->rodata->syms.ip_pad = padding(&k[IP_PFX], k[IP].lo);
+	skel->rodata->syms.sip_pad = padding(&k[SIP_PFX], k[SIP].lo);
 	/* The path walker, to tell its checks from other callers' (optional). */
-	skel->rodata->walk_lo = k[WALK].lo;
-	skel->rodata->walk_len = k[WALK].len;
+	skel->rodata->syms.walk_lo = k[WALK].lo;
+	skel->rodata->syms.walk_len = k[WALK].len;
 	/* Core text, whose call sites are cached; modules' and trampolines' never are. */
 	if (k[STEXT].lo && k[ETEXT].lo > k[STEXT].lo) {
 		skel->rodata->text_lo = k[STEXT].lo;
 		skel->rodata->text_len = k[ETEXT].lo - k[STEXT].lo;
 	}
-	skel->rodata->rethook_tramp = k[RETHOOK].lo;
-	skel->rodata->fgraph_tramp = k[FGRAPH].lo;
+	skel->rodata->syms.rethook_tramp = k[RETHOOK].lo;
+	skel->rodata->syms.fgraph_tramp = k[FGRAPH].lo;
 	/* ctime is wall-clock time; the programs only have the monotonic clock. */
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
