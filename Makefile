@@ -152,4 +152,9 @@ FUZZ_ENV     := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_o
 # The rules, one file a concern.
 include mk/deps.mk mk/build.mk mk/test.mk mk/vm.mk mk/hardening.mk mk/package.mk
 
+# tests/callsite-windows' reader of kernel images: the call sites of
+# tests/unit/data/callsite-windows.txt (run by hand, never by make test).
+$(OUT)/tests/callsite-extract: tests/callsite-extract.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 -include $(wildcard $(OUT)/.*.d $(OUT)/*/.*.d $(OUT)/*/*/.*.d)

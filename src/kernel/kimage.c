@@ -301,14 +301,12 @@ out:
 
 /* ---- bzImage ------------------------------------------------------------ */
 
-static int parse_bzimage(const unsigned char *d, size_t len, struct kimage *ki, char *err,
-			 size_t errlen)
+/* The bzImage's payload, decompressed and checked to be an ELF vmlinux. */
+static int bzimage_payload(const unsigned char *d, size_t len, struct kimage *ki,
+			   unsigned char **vmlinux, size_t *vmlinux_len, char *err, size_t errlen)
 {
 	unsigned setup_sects, version, ver_ptr;
 	size_t pm_start, off, plen;
-	unsigned char *vmlinux;
-	size_t vmlinux_len;
-	int ret;
 
 	if (len < BOOT_HEADER_END) {
 		err_set("truncated bzImage: %zu bytes, less than its setup header", len);
@@ -340,13 +338,25 @@ static int parse_bzimage(const unsigned char *d, size_t len, struct kimage *ki, 
 	 */
 	if (!(d[off] == 0x1f && d[off + 1] == 0x8b))
 		plen -= 4;
-	if (decompress(d + off, plen, &vmlinux, &vmlinux_len, ki, err, errlen))
+	if (decompress(d + off, plen, vmlinux, vmlinux_len, ki, err, errlen))
 		return -1;
-	if (vmlinux_len < 4 || memcmp(vmlinux, ELFMAG, SELFMAG)) {
+	if (*vmlinux_len < 4 || memcmp(*vmlinux, ELFMAG, SELFMAG)) {
 		err_set("the decompressed %s payload is not an ELF vmlinux", ki->compression);
-		free(vmlinux);
+		free(*vmlinux);
 		return -1;
 	}
+	return 0;
+}
+
+static int parse_bzimage(const unsigned char *d, size_t len, struct kimage *ki, char *err,
+			 size_t errlen)
+{
+	unsigned char *vmlinux;
+	size_t vmlinux_len;
+	int ret;
+
+	if (bzimage_payload(d, len, ki, &vmlinux, &vmlinux_len, err, errlen))
+		return -1;
 	ret = parse_elf(vmlinux, vmlinux_len, ki, err, errlen);
 	free(vmlinux);
 	return ret;
@@ -499,6 +509,26 @@ int kimage_read(const char *path, struct kimage *ki, char *err, size_t errlen)
 	if (read_input_file(path, KIMAGE_MAX_BYTES, &buf, &len, err, errlen))
 		return -1;
 	ret = kimage_read_mem((unsigned char *)buf, len, ki, err, errlen);
+	free(buf);
+	return ret;
+}
+
+int kimage_vmlinux(const char *path, unsigned char **elf, size_t *elflen, char *err,
+		   size_t errlen)
+{
+	struct kimage ki = { .kind = KIMAGE_BZIMAGE };
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (read_input_file(path, KIMAGE_MAX_BYTES, &buf, &len, err, errlen))
+		return -1;
+	if (len < BOOT_HEADER + 4 || memcmp(buf + BOOT_HEADER, "HdrS", 4)) {
+		err_set("not a bzImage/vmlinuz (no HdrS setup header)");
+		free(buf);
+		return -1;
+	}
+	ret = bzimage_payload((unsigned char *)buf, len, &ki, elf, elflen, err, errlen);
 	free(buf);
 	return ret;
 }

@@ -40,4 +40,12 @@ int kimage_read(const char *path, struct kimage *ki, char *err, size_t errlen);
 /* The same on LEN bytes in memory (the tests' entry point). */
 int kimage_read_mem(const void *data, size_t len, struct kimage *ki, char *err, size_t errlen);
 
+/*
+ * The vmlinux ELF inside the bzImage/vmlinuz at PATH, decompressed into
+ * *elf (the caller frees it): for tests/callsite-extract, which reads the
+ * kernel's text.  0, or -1 with `err` saying why.
+ */
+int kimage_vmlinux(const char *path, unsigned char **elf, size_t *elflen, char *err,
+		   size_t errlen);
+
 #endif
