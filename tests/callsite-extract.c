@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * callsite-extract NAME VMLINUZ KALLSYMS: the call sites of
+ * inode_permission() (IP) and security_inode_permission() (SIP) in a
+ * kernel image, as lines of tests/unit/data/callsite-windows.txt
+ * (tests/callsite-windows runs it on each pinned kernel; test_callsite
+ * reads them).  KALLSYMS is that kernel's /proc/kallsyms, read in a VM:
+ * Debian ships no symbols with the image (its System.map is a stub).
+ *
+ * Every `call rel32` (0xe8) and `jmp rel32` (0xe9, a tail call) in the
+ * core text whose target lies in IP's or SIP's padding, at their start or
+ * up to 16 bytes into them is written with the 8 bytes before its return
+ * address.  The class each must get is told here from the symbols alone,
+ * not by bpf/callsite.h: what the call sits in (IP itself, the path
+ * walker link_path_walk*, anything else) and what it calls.  The bytes are
+ * a linear sweep's, not a disassembler's: a 0xe8 inside another
+ * instruction whose next 4 bytes point at IP would be listed too, which
+ * the classifier cannot tell from a call either.
+ *
+ * Addresses are the image's own (KASLR's offset taken off, from _text).
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/kimage.h"
+#include "kernel/ksyms.h"
+
+#define WINDOW 8 /* bpf/callsite_x86.h's CALLSITE_WINDOW */
+#define SPAN 16  /* and its CALLSITE_ANCHOR_SPAN */
+
+struct sym {
+	uint64_t addr;
+	char name[256];
+};
+
+static struct sym *syms;
+static size_t nsyms;
+
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, "Error: callsite-extract: %s: %s\n", what, why);
+	exit(1);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The core kernel's text symbols (no module's), sorted. */
+static void read_symbols(const char *path)
+{
+	char line[512], name[256], type, mod;
+	unsigned long long addr;
+	size_t cap = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		die(path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%llx %c %255s %c", &addr, &type, name, &mod);
+
+		if (n < 3 || n == 4 || !strchr("tTwW", type))
+			continue;
+		if (nsyms == cap) {
+			cap = cap ? cap * 2 : 1 << 16;
+			syms = realloc(syms, cap * sizeof(*syms));
+			if (!syms)
+				die(path, "out of memory");
+		}
+		syms[nsyms].addr = addr;
+		snprintf(syms[nsyms].name, sizeof(syms[nsyms].name), "%s", name);
+		nsyms++;
+	}
+	fclose(f);
+	qsort(syms, nsyms, sizeof(*syms), by_addr);
+}
+
+/* The symbol `addr` lies in: the last at or below it. */
+static const struct sym *containing(uint64_t addr)
+{
+	size_t lo = 0, hi = nsyms;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return nsyms && syms[lo].addr <= addr ? &syms[lo] : NULL;
+}
+
+static bool named(const char *name, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	return !strncmp(name, fn, n) && (!name[n] || name[n] == '.');
+}
+
+/* family_lookup.c's rule: __pfx_fn's bytes right before fn, at most 64. */
+static uint64_t padding(uint64_t pfx, uint64_t fn)
+{
+	return pfx && pfx < fn && fn - pfx <= 64 ? fn - pfx : 0;
+}
+
+/* The image's .text: its address, bytes and size. */
+static void text_section(Elf *e, uint64_t *addr, const unsigned char **bytes, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		die("vmlinux", elf_errmsg(-1));
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".text"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || d->d_size < WINDOW)
+			die("vmlinux", ".text holds no bytes");
+		*addr = sh.sh_addr;
+		*bytes = d->d_buf;
+		*size = d->d_size;
+		return;
+	}
+	die("vmlinux", "no .text section");
+}
+
+int main(int argc, char **argv)
+{
+	enum { IP, SIP, IP_PFX, SIP_PFX, WALK, TEXT, RETHOOK, FGRAPH, NSYMS };
+	struct ksym_range k[NSYMS] = {
+		[IP] = { .name = "inode_permission" },
+		[SIP] = { .name = "security_inode_permission" },
+		[IP_PFX] = { .name = "__pfx_inode_permission" },
+		[SIP_PFX] = { .name = "__pfx_security_inode_permission" },
+		[WALK] = { .name = "link_path_walk." },
+		[TEXT] = { .name = "_text" },
+		[RETHOOK] = { .name = "arch_rethook_trampoline" },
+		[FGRAPH] = { .name = "return_to_handler" },
+	};
+	uint64_t text, delta, ip_pad, sip_pad, ip, sip, rethook, fgraph;
+	const unsigned char *b;
+	unsigned char *elf;
+	size_t elflen, size, found = 0;
+	char err[512];
+	Elf *e;
+	int rc;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: callsite-extract NAME VMLINUZ KALLSYMS\n");
+		return 2;
+	}
+	rc = ksyms_resolve(argv[3], k, NSYMS);
+	if (rc)
+		die(argv[3], strerror(-rc));
+	if (!k[IP].lo || !k[SIP].lo || !k[TEXT].lo)
+		die(argv[3], "no inode_permission, security_inode_permission or _text");
+	read_symbols(argv[3]);
+	if (kimage_vmlinux(argv[2], &elf, &elflen, err, sizeof(err)))
+		die(argv[2], err);
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)elf, elflen);
+	if (!e)
+		die(argv[2], elf_errmsg(-1));
+	text_section(e, &text, &b, &size);
+	delta = k[TEXT].lo - text; /* KASLR's offset: kallsyms' _text is .text's start */
+	ip = k[IP].lo - delta;
+	sip = k[SIP].lo - delta;
+	ip_pad = padding(k[IP_PFX].lo, k[IP].lo);
+	sip_pad = padding(k[SIP_PFX].lo, k[SIP].lo);
+	rethook = k[RETHOOK].lo ? k[RETHOOK].lo - delta : 0;
+	fgraph = k[FGRAPH].lo ? k[FGRAPH].lo - delta : 0;
+	printf("kernel %s\n", argv[1]);
+	printf("syms %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)ip,
+	       (unsigned long long)k[IP].len, (unsigned long long)sip, (unsigned long long)ip_pad,
+	       (unsigned long long)sip_pad,
+	       (unsigned long long)(k[WALK].lo ? k[WALK].lo - delta : 0),
+	       (unsigned long long)k[WALK].len, (unsigned long long)rethook,
+	       (unsigned long long)fgraph);
+	for (size_t i = WINDOW - 5; i + 5 <= size; i++) {
+		uint64_t ret = text + i + 5, tgt, off;
+		const struct sym *in;
+		const char *want, *what;
+		int32_t rel;
+
+		if (b[i] != 0xe8 && b[i] != 0xe9)
+			continue;
+		memcpy(&rel, b + i + 1, 4); /* little-endian, as x86 */
+		tgt = ret + (int64_t)rel;
+		if (tgt + ip_pad - ip < ip_pad + SPAN)
+			what = "inode_permission", off = tgt - ip;
+		else if (tgt + sip_pad - sip < sip_pad + SPAN)
+			what = "security_inode_permission", off = tgt - sip;
+		else
+			continue;
+		in = containing(text + i + delta);
+		if (b[i] == 0xe9) /* a tail call pushes no return address */
+			want = in && !strcmp(in->name, "inode_permission") ? "ip_walk" : "foreign";
+		else if (in && !strcmp(in->name, "inode_permission"))
+			want = "ip_walk"; /* IP's own call: by the mask alone */
+		else if ((int64_t)off > 0 && what[0] == 'i')
+			want = "orig"; /* IP's body past its entry: a trampoline's call */
+		else if ((int64_t)off > 0)
+			want = "foreign";
+		else if (in && named(in->name, "link_path_walk"))
+			want = what[0] == 'i' ? "ip_walk" : "direct_walk";
+		else
+			want = what[0] == 'i' ? "ip_other" : "direct_other";
+		printf("site %llx ", (unsigned long long)ret);
+		for (int j = 0; j < WINDOW; j++)
+			printf("%02x", b[i + 5 - WINDOW + j]);
+		printf(" %s %s+%#llx %s %s%+lld\n", want, in ? in->name : "?",
+		       in ? (unsigned long long)(text + i + delta - in->addr) : 0ULL,
+		       b[i] == 0xe8 ? "call" : "jmp", what, (long long)(int64_t)off);
+		found++;
+	}
+	elf_end(e);
+	free(elf);
+	if (!found)
+		die(argv[2], "no call of inode_permission or security_inode_permission in .text "
+			     "(is KALLSYMS this image's?)");
+	fprintf(stderr, "callsite-extract: %s: %zu call sites\n", argv[1], found);
+	return 0;
+}
