@@ -17,7 +17,8 @@
  * instruction whose next 4 bytes point at IP would be listed too, which
  * the classifier cannot tell from a call either.
  *
- * Addresses are the image's own (KASLR's offset taken off, from _text).
+ * Addresses are the image's own (KASLR's offset taken off, from _stext),
+ * found by lookup_callsite_syms(), as the lookup programs are given them.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -29,7 +30,7 @@
 #include <string.h>
 
 #include "kernel/kimage.h"
-#include "kernel/ksyms.h"
+#include "probe/family_lookup.h"
 
 #define WINDOW 8 /* bpf/callsite_x86.h's CALLSITE_WINDOW */
 #define SPAN 16  /* and its CALLSITE_ANCHOR_SPAN */
@@ -107,12 +108,6 @@ static bool named(const char *name, const char *fn)
 	return !strncmp(name, fn, n) && (!name[n] || name[n] == '.');
 }
 
-/* family_lookup.c's rule: __pfx_fn's bytes right before fn, at most 64. */
-static uint64_t padding(uint64_t pfx, uint64_t fn)
-{
-	return pfx && pfx < fn && fn - pfx <= 64 ? fn - pfx : 0;
-}
-
 /* The image's .text: its address, bytes and size. */
 static void text_section(Elf *e, uint64_t *addr, const unsigned char **bytes, size_t *size)
 {
@@ -142,34 +137,25 @@ static void text_section(Elf *e, uint64_t *addr, const unsigned char **bytes, si
 
 int main(int argc, char **argv)
 {
-	enum { IP, SIP, IP_PFX, SIP_PFX, WALK, TEXT, RETHOOK, FGRAPH, NSYMS };
-	struct ksym_range k[NSYMS] = {
-		[IP] = { .name = "inode_permission" },
-		[SIP] = { .name = "security_inode_permission" },
-		[IP_PFX] = { .name = "__pfx_inode_permission" },
-		[SIP_PFX] = { .name = "__pfx_security_inode_permission" },
-		[WALK] = { .name = "link_path_walk." },
-		[TEXT] = { .name = "_text" },
-		[RETHOOK] = { .name = "arch_rethook_trampoline" },
-		[FGRAPH] = { .name = "return_to_handler" },
-	};
-	uint64_t text, delta, ip_pad, sip_pad, ip, sip, rethook, fgraph;
+	struct probe_opts o = { .kallsyms = argv[argc - 1] };
+	struct callsite_syms k;
+	__u64 stext, stext_len;
+	uint64_t text, delta;
 	const unsigned char *b;
 	unsigned char *elf;
 	size_t elflen, size, found = 0;
 	char err[512];
 	Elf *e;
-	int rc;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: callsite-extract NAME VMLINUZ KALLSYMS\n");
 		return 2;
 	}
-	rc = ksyms_resolve(argv[3], k, NSYMS);
-	if (rc)
-		die(argv[3], strerror(-rc));
-	if (!k[IP].lo || !k[SIP].lo || !k[TEXT].lo)
-		die(argv[3], "no inode_permission, security_inode_permission or _text");
+	/* the addresses the lookup programs are given, read as they read them */
+	if (lookup_callsite_syms(&o, &k, &stext, &stext_len, err, sizeof(err)))
+		die(argv[3], err);
+	if (!stext)
+		die(argv[3], "no _stext");
 	read_symbols(argv[3]);
 	if (kimage_vmlinux(argv[2], &elf, &elflen, err, sizeof(err)))
 		die(argv[2], err);
@@ -178,20 +164,18 @@ int main(int argc, char **argv)
 	if (!e)
 		die(argv[2], elf_errmsg(-1));
 	text_section(e, &text, &b, &size);
-	delta = k[TEXT].lo - text; /* KASLR's offset: kallsyms' _text is .text's start */
-	ip = k[IP].lo - delta;
-	sip = k[SIP].lo - delta;
-	ip_pad = padding(k[IP_PFX].lo, k[IP].lo);
-	sip_pad = padding(k[SIP_PFX].lo, k[SIP].lo);
-	rethook = k[RETHOOK].lo ? k[RETHOOK].lo - delta : 0;
-	fgraph = k[FGRAPH].lo ? k[FGRAPH].lo - delta : 0;
+	delta = stext - text; /* KASLR's offset: kallsyms' _stext is .text's start */
+	k.ip_lo -= delta;
+	k.sip_lo -= delta;
+	k.walk_lo = k.walk_lo ? k.walk_lo - delta : 0;
+	k.rethook_tramp = k.rethook_tramp ? k.rethook_tramp - delta : 0;
+	k.fgraph_tramp = k.fgraph_tramp ? k.fgraph_tramp - delta : 0;
 	printf("kernel %s\n", argv[1]);
-	printf("syms %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)ip,
-	       (unsigned long long)k[IP].len, (unsigned long long)sip, (unsigned long long)ip_pad,
-	       (unsigned long long)sip_pad,
-	       (unsigned long long)(k[WALK].lo ? k[WALK].lo - delta : 0),
-	       (unsigned long long)k[WALK].len, (unsigned long long)rethook,
-	       (unsigned long long)fgraph);
+	printf("syms %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)k.ip_lo,
+	       (unsigned long long)k.ip_len, (unsigned long long)k.sip_lo,
+	       (unsigned long long)k.ip_pad, (unsigned long long)k.sip_pad,
+	       (unsigned long long)k.walk_lo, (unsigned long long)k.walk_len,
+	       (unsigned long long)k.rethook_tramp, (unsigned long long)k.fgraph_tramp);
 	for (size_t i = WINDOW - 5; i + 5 <= size; i++) {
 		uint64_t ret = text + i + 5, tgt, off;
 		const struct sym *in;
@@ -202,10 +186,10 @@ int main(int argc, char **argv)
 			continue;
 		memcpy(&rel, b + i + 1, 4); /* little-endian, as x86 */
 		tgt = ret + (int64_t)rel;
-		if (tgt + ip_pad - ip < ip_pad + SPAN)
-			what = "inode_permission", off = tgt - ip;
-		else if (tgt + sip_pad - sip < sip_pad + SPAN)
-			what = "security_inode_permission", off = tgt - sip;
+		if (tgt + k.ip_pad - k.ip_lo < k.ip_pad + SPAN)
+			what = "inode_permission", off = tgt - k.ip_lo;
+		else if (tgt + k.sip_pad - k.sip_lo < k.sip_pad + SPAN)
+			what = "security_inode_permission", off = tgt - k.sip_lo;
 		else
 			continue;
 		in = containing(text + i + delta);

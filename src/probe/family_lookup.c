@@ -4,6 +4,7 @@
  * addresses its programs tell call sites by, the calibration of where a
  * return address sits once attached, and the reading of its per-fs counters.
  */
+#include "probe/family_lookup.h"
 #include "probe/family_ops.h"
 
 #include <errno.h>
@@ -22,10 +23,9 @@ static __u64 padding(const struct ksym_range *pfx, __u64 fn)
 	return pfx->lo && pfx->lo < fn && fn - pfx->lo <= 64 ? fn - pfx->lo : 0;
 }
 
-static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mode m,
-			    char *why, size_t len)
+int lookup_callsite_syms(const struct probe_opts *o, struct callsite_syms *cs, __u64 *text_lo,
+			 __u64 *text_len, char *why, size_t len)
 {
-	struct lookup_bpf *skel = s;
 	enum { IP, SIP, IP_PFX, SIP_PFX, WALK, STEXT, ETEXT, RETHOOK, FGRAPH, NSYMS };
 	struct ksym_range k[NSYMS] = {
 		[IP] = { .name = "inode_permission" },
@@ -36,15 +36,12 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 		[WALK] = { .name = "link_path_walk." },
 		[STEXT] = { .name = "_stext" },
 		[ETEXT] = { .name = "_etext" },
-		/* other tracers' stand-ins for a return address (bpf/lookup.bpf.c) */
+		/* other tracers' stand-ins for a return address (bpf/callsite.h) */
 		[RETHOOK] = { .name = "arch_rethook_trampoline" },
 		[FGRAPH] = { .name = "return_to_handler" },
 	};
-	struct timespec rt, mono;
 	int err;
 
-	(void)m;
-	SET_FILTER(skel, o);
 	/* Where IP and SIP are: a check's call site says which of them was called. */
 	err = resolve_ksyms(o, k, NSYMS, why, len);
 	if (err)
@@ -54,21 +51,35 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 			snprintf(why, len, "%s not found in %s", k[i].name, o->kallsyms);
 			return -ENOENT;
 		}
-	skel->rodata->syms.ip_lo = k[IP].lo;
-	skel->rodata->syms.ip_len = k[IP].len;
-	skel->rodata->syms.sip_lo = k[SIP].lo;
-	skel->rodata->syms.ip_pad = padding(&k[IP_PFX], k[IP].lo);
-	skel->rodata->syms.sip_pad = padding(&k[SIP_PFX], k[SIP].lo);
-	/* The path walker, to tell its checks from other callers' (optional). */
-	skel->rodata->syms.walk_lo = k[WALK].lo;
-	skel->rodata->syms.walk_len = k[WALK].len;
+	*cs = (struct callsite_syms){
+		.ip_lo = k[IP].lo, .ip_len = k[IP].len, .sip_lo = k[SIP].lo,
+		.ip_pad = padding(&k[IP_PFX], k[IP].lo), .sip_pad = padding(&k[SIP_PFX], k[SIP].lo),
+		/* the path walker, to tell its checks from other callers' (optional) */
+		.walk_lo = k[WALK].lo, .walk_len = k[WALK].len,
+		.rethook_tramp = k[RETHOOK].lo, .fgraph_tramp = k[FGRAPH].lo,
+	};
 	/* Core text, whose call sites are cached; modules' and trampolines' never are. */
+	*text_lo = *text_len = 0;
 	if (k[STEXT].lo && k[ETEXT].lo > k[STEXT].lo) {
-		skel->rodata->text_lo = k[STEXT].lo;
-		skel->rodata->text_len = k[ETEXT].lo - k[STEXT].lo;
+		*text_lo = k[STEXT].lo;
+		*text_len = k[ETEXT].lo - k[STEXT].lo;
 	}
-	skel->rodata->syms.rethook_tramp = k[RETHOOK].lo;
-	skel->rodata->syms.fgraph_tramp = k[FGRAPH].lo;
+	return 0;
+}
+
+static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mode m,
+			    char *why, size_t len)
+{
+	struct lookup_bpf *skel = s;
+	struct timespec rt, mono;
+	int err;
+
+	(void)m;
+	SET_FILTER(skel, o);
+	err = lookup_callsite_syms(o, &skel->rodata->syms, &skel->rodata->text_lo,
+				   &skel->rodata->text_len, why, len);
+	if (err)
+		return err;
 	/* ctime is wall-clock time; the programs only have the monotonic clock. */
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
