@@ -2,7 +2,7 @@
 /*
  * tools/permscope-bisect's bisection, its messages and its exit statuses,
  * without a kernel: the series is five patches on a fake "kernel tree"
- * (tests/vm/build-kernel --check tries them for real) and PERMSCOPE_AB
+ * (tools/vm/build-kernel --check tries them for real) and PERMSCOPE_AB
  * names a stub A/B that boots nothing and writes what permscope-ab would:
  * OUT/gate.json and OUT/gate.tsv (gate --verdict-file: what the bisection
  * reads), each side's verify-default-status.txt (verify's exit status) and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The VM suite's plan, run by tests/vm/init inside the guest as root.  Every
+# The VM suite's plan, run by tools/vm/init inside the guest as root.  Every
 # workload is recorded on its own with `permscope record -- WORKLOAD`, so
 # each profile counts exactly one known workload.  Profiles go to /out.
 set -u
@@ -38,7 +38,7 @@ modes_in() { for m; do case " $MODES " in *" $m "*) echo "$m" ;; esac; done; }
 mode_opt() { [ "$1" = default ] || echo "--mode $1"; }
 
 # "== NAME" into plan.log, and "permscope-vm: workload NAME" on the
-# console as it starts, where tests/vm/run-vm prints it with the time
+# console as it starts, where tools/vm/run-vm prints it with the time
 # (plan.log comes back only at the end).
 step() {
 	echo "== $1"
