@@ -195,13 +195,30 @@ static void xml_escape(FILE *f, const char *s)
 	}
 }
 
+/*
+ * A document built in memory (open_memstream() on *buf, *len), closed and
+ * written to `path` atomically, so that a reader never sees half of it;
+ * 0 or -errno.
+ */
+static int commit_stream(FILE *f, char **buf, size_t *len, const char *path)
+{
+	int err;
+
+	if (fclose(f)) {
+		free(*buf);
+		return -ENOMEM;
+	}
+	err = write_file_atomic(path, *buf, *len, false);
+	free(*buf);
+	return err;
+}
+
 int write_junit(const char *path, const struct gate_sides *sd, const struct rule_set *rs,
 		const struct rule_result *res, const size_t count[3])
 {
 	char *buf = NULL, values[256], build[160];
 	size_t len = 0, left_out = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int err;
 
 	if (!f)
 		return -errno;
@@ -275,13 +292,7 @@ int write_junit(const char *path, const struct gate_sides *sd, const struct rule
 		}
 	}
 	fputs("</testsuite>\n", f);
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	err = write_file_atomic(path, buf, len, false);
-	free(buf);
-	return err;
+	return commit_stream(f, &buf, &len, path);
 }
 
 /* A field of the verdict file: no tab, newline or other control byte splits a line. */
@@ -321,7 +332,6 @@ int write_verdict_file(const char *path, const struct rule_set *rs,
 	char *buf = NULL;
 	size_t len = 0, left_out = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int err;
 
 	if (!f)
 		return -errno;
@@ -344,11 +354,5 @@ int write_verdict_file(const char *path, const struct rule_set *rs,
 		tsv_field(f, x->reason);
 		fputc('\n', f);
 	}
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	err = write_file_atomic(path, buf, len, false);
-	free(buf);
-	return err;
+	return commit_stream(f, &buf, &len, path);
 }

@@ -20,52 +20,27 @@
 #include "rules.h"
 #include "verdict.h"
 
-/* A profile of family `f` alone, recorded in tracepoint mode (the others not requested). */
-static void one_family(struct profile *p, enum family_id f)
+/*
+ * The access-only profiles of tests/unit/data (every other family not
+ * requested): compare-access-base.json, where every access() call
+ * allocated a cred it did not need, and compare-access-new.json, where
+ * none did.
+ */
+static const char *access_file(const char *side)
 {
-	profile_init(p);
-	strcpy(p->kernel_release, "6.18.0-test");
-	strcpy(p->hostname, "testhost");
-	p->start_ns = 1700000000ULL * 1000000000ULL;
-	p->end_ns = p->start_ns + 5000000000ULL;
-	for (int i = 0; i < FAMILY_COUNT; i++)
-		p->fam[i].status = FAMILY_NOT_REQUESTED;
-	p->fam[f].status = FAMILY_OK;
-	p->fam[f].mode = MODE_TRACEPOINT;
+	static char path[2][PATH_MAX];
+	char *buf = path[strcmp(side, "base") != 0];
+
+	snprintf(buf, PATH_MAX, "%s/compare-access-%s.json", testdata_dir(), side);
+	return buf;
 }
 
-/* access alone: `avoidable` of 1000 access() calls allocate a cred needlessly. */
-static void access_only(struct profile *p, unsigned avoidable)
+static void read_access(const char *side, struct profile *p)
 {
-	one_family(p, FAMILY_ACCESS);
-	p->access.calls[ACCESS_AVOIDABLE] = avoidable;
-	p->access.latency[ACCESS_AVOIDABLE].slots[10] = avoidable;
-	p->access.latency[ACCESS_AVOIDABLE].count = avoidable;
-	p->access.latency[ACCESS_AVOIDABLE].sum = 1500ULL * avoidable;
-	p->access.calls[ACCESS_FAST] = 1000 - avoidable;
-	p->access.latency[ACCESS_FAST].slots[9] = 1000 - avoidable;
-	p->access.latency[ACCESS_FAST].count = 1000 - avoidable;
-	p->access.latency[ACCESS_FAST].sum = 700ULL * (1000 - avoidable);
-}
+	char err[256];
 
-static const char *save(struct profile *p, const char *name)
-{
-	const char *path = tmp_path(name);
-
-	assert_int_equal(profile_write(p, path), 0);
-	profile_free(p);
-	return path;
-}
-
-/* slow.json (every access call avoidable), fast.json (none), both access alone. */
-static void write_profiles(void)
-{
-	struct profile p;
-
-	access_only(&p, 1000);
-	save(&p, "slow.json");
-	access_only(&p, 0);
-	save(&p, "fast.json");
+	if (profile_read(access_file(side), p, err, sizeof(err)))
+		fail_msg("%s: %s", access_file(side), err);
 }
 
 static struct rule_set parse(const char *text)
@@ -87,8 +62,8 @@ static void a_rule_is_left_out_only_when_neither_side_asked_for_its_family(void 
 	char why[256] = "";
 
 	(void)state;
-	access_only(&base, 0);
-	access_only(&new, 0);
+	read_access("base", &base);
+	read_access("new", &new);
 	assert_true(rule_left_out(&rs.r[0], &base, &new, why, sizeof(why)));
 	assert_string_equal(why, "neither profile recorded the lookup family (not requested)");
 	assert_false(rule_left_out(&rs.r[1], &base, &new, why, sizeof(why)));
@@ -118,14 +93,13 @@ static void nothing_judged_is_no_verdict(void **state)
 /* The default rules on access-only profiles: lookup's and exec's left out, named, not passed. */
 static void only_recorded_judges_the_families_recorded_and_names_the_others(void **state)
 {
-	const char *slow = tmp_path("slow.json"), *fast = tmp_path("fast.json");
+	const char *slow = access_file("base"), *fast = access_file("new");
 	const char *json = tmp_path("gate.json");
 	json_error_t e;
 	json_t *root, *left;
 	char *text;
 
 	(void)state;
-	write_profiles();
 	/* without it, as always: no verdict on the three rules of families not recorded */
 	assert_int_equal(permscope("gate", "-b", slow, "-n", fast, NULL), 3);
 	assert_contains(out_text, "gate: 2 passed, 0 failed, 3 without verdict\n");
@@ -167,14 +141,13 @@ static void only_recorded_judges_the_families_recorded_and_names_the_others(void
 /* Every rule left out: no verdict (3), said, never a pass. */
 static void a_gate_whose_every_rule_is_left_out_has_no_verdict(void **state)
 {
-	const char *slow = tmp_path("slow.json"), *fast = tmp_path("fast.json");
+	const char *slow = access_file("base"), *fast = access_file("new");
 	const char *rules = write_tmp_file("lookup.rules", "lookup.violations == 0\n"
 				"exec.enoent_early_share >= base\n");
 	const char *junit = tmp_path("gate.xml");
 	char *text;
 
 	(void)state;
-	write_profiles();
 	assert_int_equal(permscope("gate", "-b", slow, "-n", fast, "-r", rules, "--only-recorded",
 				   "--junit", junit, "-j", NULL), 3);
 	assert_contains(out_text, "\"verdict\": \"no-verdict\"");
@@ -196,19 +169,19 @@ static void a_gate_whose_every_rule_is_left_out_has_no_verdict(void **state)
 /* A family asked for that did not attach is not left out: its rule has no verdict. */
 static void a_family_that_did_not_attach_is_judged_without_verdict(void **state)
 {
-	const char *fast = tmp_path("fast.json"), *broken;
+	const char *fast = access_file("new"), *broken = tmp_path("broken.json");
 	const char *rules = write_tmp_file("two.rules", "access.unsafe == 0\nlookup.violations == 0\n");
 	struct profile p;
 
 	(void)state;
-	write_profiles();
-	access_only(&p, 0);
-	p.fam[FAMILY_LOOKUP].status = FAMILY_UNAVAILABLE;
-	p.fam[FAMILY_LOOKUP].nattempts = 1;
-	p.fam[FAMILY_LOOKUP].attempts[0].mode = MODE_FENTRY;
-	p.fam[FAMILY_LOOKUP].attempts[0].err = 1;
-	strcpy(p.fam[FAMILY_LOOKUP].attempts[0].why, "load: EPERM; refused here");
-	broken = save(&p, "broken.json");
+	read_access("new", &p);
+	/* asked for, tried in fentry mode, refused */
+	p.fam[FAMILY_LOOKUP] = (struct family_result){
+		.status = FAMILY_UNAVAILABLE, .nattempts = 1,
+		.attempts = { { .mode = MODE_FENTRY, .err = 1, .why = "load: EPERM" } },
+	};
+	assert_int_equal(profile_write(&p, broken), 0);
+	profile_free(&p);
 	assert_int_equal(permscope("gate", "-b", fast, "-n", broken, "-r", rules, "--only-recorded",
 				   NULL), 3);
 	assert_contains(out_text, "NO-VERDICT  lookup.violations  the lookup family did not "
@@ -221,14 +194,13 @@ static void a_family_that_did_not_attach_is_judged_without_verdict(void **state)
 /* --verdict-file: the gate's line, then one a rule, tab-separated; means as the JSON has them. */
 static void verdict_file_holds_a_line_a_rule(void **state)
 {
-	const char *slow = tmp_path("slow.json"), *fast = tmp_path("fast.json");
+	const char *slow = access_file("base"), *fast = access_file("new");
 	const char *file = tmp_path("gate.tsv");
 	const char *rules = write_tmp_file("tsv.rules", "access.avoidable_per_call <= base + 0.01\n"
 				"access.unsafe == 0\nlookup.violations == 0\n");
 	char *text;
 
 	(void)state;
-	write_profiles();
 	assert_int_equal(permscope("gate", "-b", fast, "-n", slow, "-r", rules, "--verdict-file",
 				   file, NULL), 1);
 	text = slurp(file, NULL);
