@@ -9,8 +9,10 @@ N_STAT=${N_STAT:-20000}
 N_ACCESS=${N_ACCESS:-2000}
 N_EXEC=${N_EXEC:-500}
 # Every family, as permscope lists them: the plan writes no list of its own.
-# shellcheck disable=SC2046 # one a line, joined by spaces
-FAMILIES=$(echo $($P record --list-families))
+FAMILIES=""
+for f in $($P record --list-families); do
+	FAMILIES=${FAMILIES:+$FAMILIES }$f
+done
 [ -n "$FAMILIES" ] || echo "permscope-vm: permscope record --list-families listed no family"
 # all_but FAMILY: the others, comma-separated (a --families LIST)
 all_but() {
