@@ -21,7 +21,7 @@ LLVM_STRIP ?= llvm-strip
 BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyajl-dev libarchive-dev \
               libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev libsystemd-dev \
               libcurl4-gnutls-dev
-# What booting a kernel in the test VM needs (tests/vm/run-vm, mkinitramfs,
+# What booting a kernel in the test VM needs (tools/vm/run-vm, mkinitramfs,
 # fetch-kernel): QEMU, the guest's busybox and scratch filesystems, the
 # initramfs's cpio, the module tools and decompressors for Debian's
 # kernels, file(1) for a bzImage's release, bpftrace packed into the guest
@@ -31,7 +31,7 @@ VM_PKGS    := qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod xz-
               lz4 bzip2 file bpftrace
 TEST_PKGS  := libcmocka-dev $(VM_PKGS) prometheus openssl git chromium patch strace \
               libclang-rt-14-dev bash-completion groff man-db
-# What tests/vm/build-kernel needs to build the VM's kernel from Debian's
+# What tools/vm/build-kernel needs to build the VM's kernel from Debian's
 # source: kbuild's tools (bison, flex, bc; libelf for objtool and
 # resolve_btfids, libssl for the certificate tools), pahole (dwarves) for
 # BTF, ccache, xz and patch.  Not in test-deps: `make kernel-src` installs them.
@@ -86,7 +86,7 @@ LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/t
              $(OUT)/tests/test_live_privilege $(OUT)/tests/test_live_load $(OUT)/tests/workload \
              $(OUT)/tests/test_live_dashboard $(OUT)/tests/test_live_package \
              $(OUT)/tests/test_live_webconfig $(OUT)/tests/test_live_fleet
-# The VM suite: its assertions, and the programs tests/vm/mkinitramfs packs
+# The VM suite: its assertions, and the programs tools/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
 VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/test_vm_dashboard \
              permscope $(OUT)/tests/workload
@@ -116,7 +116,7 @@ help:
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make sanitize-test  unit tests and ./permscope under ASan+UBSan, leaks checked"
 	@echo "make fuzz       each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60) s"
-	@echo "make vmtest     boot the kernels of tests/vm/kernels.conf in QEMU and assert them"
+	@echo "make vmtest     boot the kernels of tools/vm/kernels.conf in QEMU and assert them"
 	@echo "make vmtest-src build the controls of tests/vm/patches from Debian's source, A/B each"
 	@echo "                against its stock build and assert the verdicts (~1 h cold)"
 	@echo "make kernel-src build the VM's kernel from Debian's linux-source-6.12 (KERNEL_SRC=)"

@@ -4,15 +4,12 @@
 run: deps permscope
 	./permscope report
 
-# The VM suite runs when QEMU is there (make test-deps installs it);
+# The VM suite runs when QEMU is there (make test-deps installs it), in
+# the background beside the host's tests (tests/test-all);
 # PERMSCOPE_SKIP_VM=1 leaves it out for a quick run, and test_vm then skips.
 test: test-deps check-layout
 	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS) $(VM_BINS)
-	@vm=0; if [ -z "$(PERMSCOPE_SKIP_VM)" ] && command -v qemu-system-x86_64 >/dev/null; then \
-		tests/vm/vmtest || vm=$$?; \
-	else rm -rf $(OUT)/vm/run; echo "VM suite not run (PERMSCOPE_SKIP_VM or no qemu)"; fi; \
-	tests/run-all $(OUT)/tests && [ $$vm = 0 ] || { [ $$vm = 0 ] || echo "tests/vm/vmtest failed"; exit 1; }
-	@$(MAKE) --no-print-directory -j2 sanitize-test fuzz-regress
+	@tests/test-all $(OUT)
 
 # Each folder of src/ includes only the core and the folders ranked below
 # it (kernel/ and prom/ never each other, nothing cmd/'s); no include circle.

@@ -2,11 +2,11 @@
 # Included by the Makefile, whose variables it uses (make help lists the targets).
 
 # The stock kernel of a Debian source package (or a kernel tree's path) with
-# tests/vm/kconfig/permscope.config, where tests/vm/run-vm can boot it
+# tools/vm/kconfig/permscope.config, where tools/vm/run-vm can boot it
 # (docs/vm.md, "Kernels built from source").
 KERNEL_SRC ?= linux-source-6.12
 kernel-src: kernel-deps
-	tests/vm/build-kernel $(KERNEL_SRC) build/vm/kernels/src-$(notdir $(KERNEL_SRC))
+	tools/vm/build-kernel $(KERNEL_SRC) build/vm/kernels/src-$(notdir $(KERNEL_SRC))
 
 # What the probes cost, under QEMU -icount (guest time = executed
 # instructions): extra guest instructions per probed call on sid and

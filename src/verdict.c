@@ -352,8 +352,25 @@ out:
 	return 0;
 }
 
+bool rule_left_out(const struct rule *r, const struct profile *base, const struct profile *new,
+		   char *why, size_t len)
+{
+	int f = metric_family(r->metric);
+
+	/* bench.* and unknown names have no family to leave out: judged (or refused) */
+	if (f < 0 || base->fam[f].status != FAMILY_NOT_REQUESTED ||
+	    new->fam[f].status != FAMILY_NOT_REQUESTED)
+		return false;
+	snprintf(why, len, "neither profile recorded the %s family (%s)", family_name(f),
+		 family_status_text(FAMILY_NOT_REQUESTED));
+	return true;
+}
+
 enum verdict verdicts_overall(const size_t count[3])
 {
+	/* nothing judged is no pass: a gate whose every rule was left out */
+	if (!count[VERDICT_PASS] && !count[VERDICT_FAIL])
+		return VERDICT_NO_VERDICT;
 	return count[VERDICT_FAIL] ? VERDICT_FAIL :
 	       count[VERDICT_NO_VERDICT] ? VERDICT_NO_VERDICT : VERDICT_PASS;
 }

@@ -32,6 +32,7 @@ struct rule_result {
 	enum mw_method method; /* Mann-Whitney: exact or normal p; MW_NONE for Welch */
 	bool not_significant;  /* PASS only because p >= STATS_ALPHA ("~") */
 	char reason[256];      /* why NO-VERDICT, or a note; "" when none */
+	bool left_out;         /* gate --only-recorded left it out (reason says why): no verdict */
 };
 
 /*
@@ -42,8 +43,18 @@ struct rule_result {
 int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
 		  struct rule_result *res, char *err, size_t errlen);
 /*
+ * Whether gate --only-recorded leaves rule `r` out: its family was asked to
+ * record in neither profile (not requested on both sides), so the pair has
+ * nothing to say about it.  A family that was asked for and did not attach
+ * is no reason: its rules are judged, and have no verdict.  True with
+ * `why` "neither profile recorded the F family (not requested)".
+ */
+bool rule_left_out(const struct rule *r, const struct profile *base, const struct profile *new,
+		   char *why, size_t len);
+/*
  * The gate's one verdict on its rules' (count[V]: how many had verdict V):
- * FAIL when a rule failed, else NO-VERDICT when one had none, else PASS.
+ * FAIL when a rule failed, else NO-VERDICT when one had none or when none
+ * was judged (every rule left out), else PASS.
  */
 enum verdict verdicts_overall(const size_t count[3]);
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cmd/commands.h"
+#include "cmd/gate_report.h"
 #include "metrics.h"
 #include "prom/promclient.h"
 #include "prom/promsource.h"
@@ -21,8 +22,6 @@
 #include "verdict.h"
 
 #define DEFAULT_RULES_NAME "(default rules)"
-/* /2: "new", "base", "n_new", "n_base" were "current", "baseline", "n_current", "n_baseline" */
-#define GATE_FORMAT "permscope-gate/2"
 
 static const char default_rules[] =
 	"# permscope gate's default rules: no violation, and no fast path lost\n"
@@ -33,13 +32,18 @@ static const char default_rules[] =
 	"lookup.violations == 0\n"
 	"lookup.did_skip_ratio >= base - 0.01\n";
 
-enum { OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST };
+enum {
+	OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST,
+	OPT_ONLY_RECORDED, OPT_VERDICT_FILE,
+};
 
 struct gate_cmd {
 	struct output_opts out;
 	const char *base, *new, *rules, *junit;
 	const char *json_path; /* -o: the JSON verdicts, beside what is printed */
+	const char *verdict_file; /* --verdict-file: a line a rule, for a shell script */
 	bool print_default_rules;
+	bool only_recorded; /* leave out the rules on families neither profile recorded */
 	double accept_loss;
 	enum stats_test test;
 	/* --prometheus: BASE and NEW are selectors (docs/fleet.md) */
@@ -57,6 +61,12 @@ static const struct argp_option gate_options[] = {
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
 	{ "output", 'o', "FILE", 0, "Also write the verdicts as JSON to FILE (atomically), "
 	  "whatever --format prints: the text for a person, the file for a script", 0 },
+	{ "verdict-file", OPT_VERDICT_FILE, "FILE", 0, "Also write the verdicts to FILE "
+	  "(atomically) as plain text for a shell script: the gate's verdict and exit status, "
+	  "then a line a rule, tab-separated (docs/gate-rules.md)", 0 },
+	{ "only-recorded", OPT_ONLY_RECORDED, 0, 0, "Leave out the rules on a family neither "
+	  "profile recorded (not requested on both sides), each named on standard error and in "
+	  "the JSON; never a pass: with every rule left out, no verdict (exit 3)", 0 },
 	{ "accept-loss", OPT_ACCEPT_LOSS, "SHARE", 0, "Judge a family that lost up to SHARE "
 	  "(0 to 1) of its events (default 0: a family that lost any has no verdict)", 0 },
 	{ "test", OPT_TEST, "TEST", 0, "What tests a 'significant' rule: welch (Welch's t, "
@@ -93,6 +103,12 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PRINT_DEFAULT_RULES:
 		c->print_default_rules = true;
+		break;
+	case OPT_VERDICT_FILE:
+		c->verdict_file = arg;
+		break;
+	case OPT_ONLY_RECORDED:
+		c->only_recorded = true;
 		break;
 	case OPT_ACCEPT_LOSS: {
 		char *end;
@@ -160,12 +176,14 @@ static const struct argp gate_argp = {
 	"Exit status: 0 every rule passed; 1 a rule failed; 3 no rule failed but one "
 	"had no verdict (its family did not record in a profile, or recorded in another "
 	"attach mode, or lost events beyond --accept-loss, or a profile predates the "
-	"counter, or too few runs for 'significant'; with --prometheus, also a side "
+	"counter, or too few runs for 'significant'; with --only-recorded, every rule was "
+	"left out; with --prometheus, also a side "
 	"with fewer than --min-hosts hosts, a host that restarted or lost events inside "
 	"the window, or a side on two builds or attach modes, each named); 2 bad usage or "
 	"bad input "
 	"(an unreadable or malformed profile or rules file, a rule that does not parse, "
-	"an unknown metric, a --junit or -o FILE in a missing or read-only directory, or that is "
+	"an unknown metric, a --junit, -o or --verdict-file FILE in a missing or read-only "
+	"directory, or that is "
 	"a directory, a symbolic link or no regular file); 4 gate's environment failed "
 	"(out of memory, writing the --junit or -o file or standard output failed, as on a full "
 	"disk; Prometheus unreachable, an HTTP error, a query it rejects), whatever the "
@@ -174,6 +192,7 @@ static const struct argp gate_argp = {
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate -b base.json -n new.json -o gate.json   (JSON kept in a file)\n"
+	"  permscope gate -b stock.json -n new.json --only-recorded --verdict-file gate.tsv\n"
 	"  permscope gate -b base-8-runs.json -n new-8-runs.json --test mann-whitney \\\n"
 	"      -r sig.rules\n"
 	"  permscope gate --print-default-rules > ci.rules\n"
@@ -181,50 +200,6 @@ static const struct argp gate_argp = {
 	"      --new '{cohort=\"canary\"}' --window 1h -v   (each host a run)\n",
 	gate_children, 0, 0,
 };
-
-/* json_string, never NULL: bytes that are not ASCII become '?'. */
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s);
-	char *copy;
-
-	if (j)
-		return j;
-	copy = strdup(s);
-	if (!copy)
-		return json_null();
-	for (char *c = copy; *c; c++)
-		if ((unsigned char)*c >= 0x80)
-			*c = '?';
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_null();
-}
-
-/*
- * "new X  base Y  threshold OP Z[  p=P][  hosts B:N]", the values of a
- * verdict; from Prometheus, the hosts each side's value comes from.
- */
-static void values_text(const struct rule *r, const struct rule_result *res, bool fleet,
-			char *buf, size_t size)
-{
-	size_t off = 0;
-
-	buf[0] = 0;
-	if (res->has_values)
-		off = snprintf(buf, size, "new %.6g  base %.6g  threshold %s %.6g",
-			       res->new, res->base, rule_op_name(r->op), res->threshold);
-	else if (res->n_new)
-		off = snprintf(buf, size, "new %.6g", res->new);
-	else if (res->n_base)
-		off = snprintf(buf, size, "base %.6g", res->base);
-	if (res->tested && off < size)
-		off += (size_t)snprintf(buf + off, size - off, "%s%sp=%.2g", off ? "  " : "",
-					res->not_significant ? "~ " : "", res->p);
-	if (fleet && (res->n_base || res->n_new) && off < size)
-		snprintf(buf + off, size - off, "%shosts %zu:%zu", off ? "  " : "", res->n_base,
-			 res->n_new);
-}
 
 static const char *const verdict_words[3] = {
 	[VERDICT_PASS] = "PASS", [VERDICT_FAIL] = "FAIL", [VERDICT_NO_VERDICT] = "NO-VERDICT",
@@ -235,25 +210,6 @@ static const int verdict_status[3] = {
 	[VERDICT_PASS] = EXIT_OK, [VERDICT_FAIL] = EXIT_REGRESSION,
 	[VERDICT_NO_VERDICT] = EXIT_NO_VERDICT,
 };
-
-/* The two sides, path and the build that recorded each, as the reports name them. */
-struct gate_sides {
-	const char *name[2]; /* base, new */
-	const struct profile *p[2];
-	enum stats_test test; /* what tested the 'significant' rules */
-	const struct prom_sides *fleet; /* the sides' hosts, from --prometheus; or NULL */
-};
-
-/* Whether a rule asks for significance: only then does the test matter. */
-static bool any_significant(const struct rule_set *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (rs->r[i].significant)
-			return true;
-	return false;
-}
-
-static const char *const side_words[2] = { "base", "new" };
 
 /*
  * A failed rule's metric on each host, "      new: web-7 3, web-8 0": a
@@ -306,7 +262,7 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		printf("gate: significance: %s, p < %.2f\n", stats_test_titles[sd->test],
 		       STATS_ALPHA);
 	for (size_t i = 0; i < rs->n; i++) {
-		if (verbosity < 0 && res[i].verdict == VERDICT_PASS)
+		if (res[i].left_out || (verbosity < 0 && res[i].verdict == VERDICT_PASS))
 			continue;
 		values_text(&rs->r[i], &res[i], sd->fleet, values, sizeof(values));
 		printf("%s  %s", verdict_words[res[i].verdict], rs->r[i].metric);
@@ -320,73 +276,18 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		if (verbosity > 0)
 			printf("      rule %s:%d: %s\n", rs->file, rs->r[i].line, rs->r[i].text);
 	}
-	if (verbosity >= 0)
-		printf("gate: %zu passed, %zu failed, %zu without verdict\n", count[VERDICT_PASS],
+	if (verbosity >= 0) {
+		size_t left_out = 0;
+
+		for (size_t i = 0; i < rs->n; i++)
+			left_out += res[i].left_out;
+		printf("gate: %zu passed, %zu failed, %zu without verdict", count[VERDICT_PASS],
 		       count[VERDICT_FAIL], count[VERDICT_NO_VERDICT]);
-}
-
-/* The verdicts as one JSON document, malloc'ed; NULL when out of memory. */
-static char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
-			   const struct rule_result *res, const size_t count[3], int status)
-{
-	json_t *rules = json_array(), *root, *side;
-	char *text;
-
-	for (size_t i = 0; rules && i < rs->n; i++) {
-		const struct rule_result *x = &res[i];
-		bool new = x->has_values || x->n_new, base = x->has_values || x->n_base;
-
-		if (json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
-							   "s:o,s:s,s:o}",
-			"rule", jstr(rs->r[i].text), "file", jstr(rs->file), "line", rs->r[i].line,
-			"metric", rs->r[i].metric, "op", rule_op_name(rs->r[i].op),
-			"threshold", x->has_values ? json_real(x->threshold) : json_null(),
-			"new", new ? json_real(x->new) : json_null(),
-			"base", base ? json_real(x->base) : json_null(),
-			"n_new", (json_int_t)x->n_new, "n_base", (json_int_t)x->n_base,
-			"p", x->tested ? json_real(x->p) : json_null(),
-			"verdict", verdict_names[x->verdict],
-			"reason", x->reason[0] ? jstr(x->reason) : json_null()))) {
-			json_decref(rules);
-			return NULL;
-		}
-		/* how Mann-Whitney's p was found: exact or by the normal approximation */
-		if (x->tested && sd->test == STATS_MANN_WHITNEY)
-			json_object_set_new(json_array_get(rules, i), "p_method",
-					    json_string(mw_method_names[x->method]));
+		/* said only when --only-recorded left one out: the line as it always was */
+		if (left_out)
+			printf(", %zu left out", left_out);
+		putchar('\n');
 	}
-	root = json_pack("{s:s,s:s,s:i,s:s}", "format", GATE_FORMAT,
-			 "verdict", verdict_names[verdicts_overall(count)], "exit_status", status,
-			 "test", stats_test_ids[sd->test]);
-	if (!root) {
-		json_decref(rules);
-		return NULL;
-	}
-	/*
-	 * each side's path and build (null for a profile older than its
-	 * "build"); from Prometheus, its selector, hosts and reasons instead
-	 * of a path, and no build when the side cannot be judged
-	 */
-	for (int i = 0; i < 2; i++) {
-		const struct profile *p = sd->p[i];
-		bool known = build_info_known(&p->build);
-
-		if (sd->fleet) {
-			side = prom_side_json(sd->fleet, i);
-			json_object_set_new(side, "tool", json_string(p->tool_version));
-			json_object_set_new(side, "build", known ? build_info_to_json(&p->build) :
-					    json_null());
-		} else {
-			side = json_pack("{s:o,s:s,s:o}", "path", jstr(sd->name[i]),
-					 "tool", p->tool_version, "build", known ?
-					 build_info_to_json(&p->build) : json_null());
-		}
-		json_object_set_new(root, side_words[i], side);
-	}
-	json_object_set_new(root, "rules", rules);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(root);
-	return text;
 }
 
 /* Everything printed reached standard output; else an error and false. */
@@ -398,117 +299,21 @@ static bool stdout_flushed(void)
 	return false;
 }
 
-/* Text for XML attributes and content: & < > " ' escaped, no control bytes. */
-static void xml_escape(FILE *f, const char *s)
+/*
+ * --only-recorded: rule `r` left out, and named on standard error, when
+ * neither profile recorded its family; its verdict is no pass, and counts
+ * for nothing.
+ */
+static bool leave_out(const struct rule *r, const struct profile *base, const struct profile *new,
+		      struct rule_result *res)
 {
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		switch (c) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			/* XML 1.0 allows no C0 controls but tab, LF, CR; keep ASCII only */
-			fputc(c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ? '?' : c, f);
-		}
-	}
-}
-
-static int write_junit(const char *path, const struct gate_sides *sd,
-		       const struct rule_set *rs, const struct rule_result *res,
-		       const size_t count[3])
-{
-	char *buf = NULL, values[256], build[160];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int err;
-
-	if (!f)
-		return -errno;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<testsuite name=\"permscope gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-		"skipped=\"%zu\">\n", rs->n, count[VERDICT_FAIL], count[VERDICT_NO_VERDICT]);
-	/* the builds compared, where CI servers show a suite's properties */
-	fputs("  <properties>\n", f);
-	for (int i = 0; i < 2; i++) {
-		char hosts[1024];
-
-		build_info_text(&sd->p[i]->build, sd->p[i]->tool_version, build, sizeof(build));
-		fprintf(f, "    <property name=\"%s\" value=\"", side_words[i]);
-		if (sd->fleet)
-			prom_side_text(sd->fleet, i, hosts, sizeof(hosts));
-		xml_escape(f, sd->fleet ? hosts : sd->name[i]);
-		fputs("\"/>\n", f);
-		fprintf(f, "    <property name=\"%s.build\" value=\"", side_words[i]);
-		xml_escape(f, build);
-		fputs("\"/>\n", f);
-	}
-	if (any_significant(rs)) /* the test only matters to 'significant' rules */
-		fprintf(f, "    <property name=\"test\" value=\"%s\"/>\n",
-			stats_test_ids[sd->test]);
-	if (sd->fleet) { /* why a side has no verdict: one property a reason */
-		char *why = NULL;
-		size_t n = 0;
-		FILE *m = open_memstream(&why, &n);
-
-		if (m) {
-			prom_sides_print_reasons(m, "", sd->fleet);
-			fclose(m);
-		}
-		for (char *line = why, *nl; line && *line; line = nl + 1) {
-			nl = strchr(line, '\n');
-			*nl = 0;
-			fputs("    <property name=\"no-verdict\" value=\"", f);
-			xml_escape(f, line);
-			fputs("\"/>\n", f);
-		}
-		free(why);
-	}
-	fputs("  </properties>\n", f);
-	for (size_t i = 0; i < rs->n; i++) {
-		values_text(&rs->r[i], &res[i], sd->fleet, values, sizeof(values));
-		fputs("  <testcase classname=\"permscope.gate\" name=\"", f);
-		xml_escape(f, rs->r[i].text);
-		fputc('"', f);
-		switch (res[i].verdict) {
-		case VERDICT_PASS:
-			fputs("/>\n", f);
-			break;
-		case VERDICT_FAIL:
-			fputs(">\n    <failure message=\"", f);
-			xml_escape(f, rs->r[i].metric);
-			fputs(": ", f);
-			xml_escape(f, values);
-			fputs("\"/>\n  </testcase>\n", f);
-			break;
-		case VERDICT_NO_VERDICT:
-			fputs(">\n    <skipped message=\"", f);
-			xml_escape(f, res[i].reason);
-			fputs("\"/>\n  </testcase>\n", f);
-			break;
-		}
-	}
-	fputs("</testsuite>\n", f);
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	err = write_file_atomic(path, buf, len, false);
-	free(buf);
-	return err;
+	if (!rule_left_out(r, base, new, res->reason, sizeof(res->reason)))
+		return false;
+	res->left_out = true;
+	res->verdict = VERDICT_NO_VERDICT;
+	fprintf(stderr, "gate: not judged here: %s (%s:%d): %s\n", r->text, r->file, r->line,
+		res->reason);
+	return true;
 }
 
 /*
@@ -557,7 +362,7 @@ int cmd_gate(int argc, char **argv)
 	struct rule_result *res = NULL;
 	struct gate_sides sides = { .p = { &base, &new } };
 	struct prom_sides fleet = {0};
-	size_t count[3] = {0};
+	size_t count[3] = {0}, left_out = 0;
 	char err[1024];
 	bool bad = false, judgeable = true;
 	int ret, e;
@@ -571,7 +376,8 @@ int cmd_gate(int argc, char **argv)
 	}
 	/* a --junit or -o FILE that cannot be written is bad usage, found before judging */
 	if ((ret = check_output_path(c.junit)) != EXIT_OK ||
-	    (ret = check_output_path(c.json_path)) != EXIT_OK)
+	    (ret = check_output_path(c.json_path)) != EXIT_OK ||
+	    (ret = check_output_path(c.verdict_file)) != EXIT_OK)
 		return ret;
 	ret = load_rules(c.rules, &rs);
 	for (size_t i = 0; !ret && i < rs.n; i++) {
@@ -625,12 +431,19 @@ int cmd_gate(int argc, char **argv)
 			snprintf(res[i].reason, sizeof(res[i].reason), "a side's data cannot be "
 				 "judged (its reasons are listed)");
 		}
+		if (c.only_recorded && judgeable && leave_out(&rs.r[i], &base, &new, &res[i])) {
+			left_out++;
+			continue;
+		}
 		count[res[i].verdict]++;
 	}
 	if (bad) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (left_out == rs.n)
+		fprintf(stderr, "gate: no rule of %s judges a family either profile recorded: no "
+			"verdict\n", rs.file);
 	ret = verdict_status[verdicts_overall(count)];
 	if (c.junit) {
 		e = write_junit(c.junit, &sides, &rs, res, count);
@@ -640,8 +453,16 @@ int cmd_gate(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (c.verdict_file) {
+		e = write_verdict_file(c.verdict_file, &rs, res, count, ret);
+		if (e) {
+			pr_err("cannot write %s: %s", c.verdict_file, strerror(-e));
+			ret = EXIT_ENV;
+			goto out;
+		}
+	}
 	if (c.out.format == FORMAT_JSON || c.json_path) {
-		char *text = verdicts_json(&sides, &rs, res, count, ret);
+		char *text = verdicts_json(&sides, &rs, res, count, ret, c.only_recorded);
 		char *doc = NULL;
 
 		if (!text || asprintf(&doc, "%s\n", text) < 0) {

@@ -13,10 +13,15 @@ struct record_cmd {
 	struct record_opts rec;
 	struct output_opts out;
 	const char *output;
+	bool list_families;
 };
+
+enum { OPT_LIST_FAMILIES = 0x500 };
 
 static const struct argp_option record_cmd_options[] = {
 	{ "output", 'o', "FILE", 0, "Write the profile to FILE, permscope.json by default", 0 },
+	{ "list-families", OPT_LIST_FAMILIES, 0, 0, "Print the families --families takes, one a "
+	  "line, and exit (for scripts: no family list written twice)", 0 },
 	{ 0 },
 };
 
@@ -31,6 +36,9 @@ static error_t record_cmd_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'o':
 		c->output = arg;
+		break;
+	case OPT_LIST_FAMILIES:
+		c->list_families = true;
 		break;
 	case ARGP_KEY_ARGS:
 		c->rec.command = state->argv + state->next;
@@ -62,6 +70,7 @@ static const struct argp record_cmd_argp = {
 	"  permscope record -o build.json -- make -j2\n"
 	"  permscope record --families access --pid 1234 -d 5\n"
 	"  permscope record --cgroup /sys/fs/cgroup/system.slice/nginx.service -d 60\n"
+	"  permscope record --list-families     " FAMILY_NAMES ", one a line\n"
 	"  permscope report build.json            read it back\n",
 	record_cmd_children, 0, 0,
 };
@@ -74,6 +83,16 @@ int cmd_record(int argc, char **argv)
 
 	record_opts_init(&c.rec);
 	parse_command(&record_cmd_argp, argc, argv, &c);
+	if (c.list_families && c.rec.command) {
+		pr_err("--list-families prints the families and runs no command");
+		return EXIT_USAGE;
+	}
+	if (c.list_families) {
+		/* needs no privilege and loads nothing: the schema's families, in its order */
+		for (int f = 0; f < FAMILY_COUNT; f++)
+			printf("%s\n", family_name(f));
+		return fflush(stdout) || ferror(stdout) ? EXIT_FAIL : EXIT_OK;
+	}
 	if (c.rec.pid && c.rec.command) {
 		pr_err("--pid and a command exclude each other (the command's own pid is followed)");
 		return EXIT_USAGE;

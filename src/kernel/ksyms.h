@@ -13,8 +13,10 @@ struct ksym_range {
 
 /*
  * Fill each range from the kallsyms file at `path` (normally /proc/kallsyms)
- * in one pass.  Returns 0, or -errno when the file cannot be read or shows
- * only zero addresses (kptr_restrict).  Names not found keep lo == 0.
+ * in one read.  Returns 0, or -errno when the file cannot be read, shows
+ * only zero addresses (-EPERM: kptr_restrict) or holds more text symbols
+ * than a kernel has (-E2BIG); on an error every range is 0.  Names not
+ * found keep lo == 0.
  */
 int ksyms_resolve(const char *path, struct ksym_range *ranges, int n);
 

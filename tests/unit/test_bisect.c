@@ -2,9 +2,11 @@
 /*
  * tools/permscope-bisect's bisection, its messages and its exit statuses,
  * without a kernel: the series is five patches on a fake "kernel tree"
- * (tests/vm/build-kernel --check tries them for real) and PERMSCOPE_AB
+ * (tools/vm/build-kernel --check tries them for real) and PERMSCOPE_AB
  * names a stub A/B that boots nothing and writes what permscope-ab would:
- * OUT/gate.json, each side's verify-default.json and .txt.  Its gate fails
+ * OUT/gate.json and OUT/gate.tsv (gate --verdict-file: what the bisection
+ * reads), each side's verify-default-status.txt (verify's exit status) and
+ * verify-default.txt.  Its gate fails
  * from $STUB_BAD patches on.  The real bisection of a real series, with
  * kernels built and booted, is measured in docs/vm.md ("Bisecting a
  * series").
@@ -49,10 +51,13 @@ static const char stub[] =
 	"      \"rule\": \"access.unsafe == 0\",\\n      \"metric\": \"access.unsafe\",\\n"
 	"      \"new\": 200.0,\\n      \"base\": 0.0,\\n      \"verdict\": \"%s\",\\n"
 	"      \"reason\": %s\\n    }\\n  ]\\n}\\n' $v $gs $v \"$r\" > \"$out/gate.json\"\n"
-	"printf '{\\n  \"verdict\": \"%s\",\\n  \"exit_status\": 0,\\n}\\n' \"${STUB_STOCK:-clean}\" "
-	"> \"$out/stock/results/verify-default.json\"\n"
-	"printf '{\\n  \"verdict\": \"%s\",\\n  \"exit_status\": 1,\\n}\\n' $pv "
-	"> \"$out/patched/results/verify-default.json\"\n"
+	"t=; [ $v != no-verdict ] || t='no event on the base side'\n"
+	"printf 'gate\\t%s\\t%d\\t0\\t0\\t0\\t0\\n%s\\taccess.unsafe\\taccess.unsafe == 0\\t200.0\\t"
+	"0.0\\t%s\\n' $v $gs $v \"$t\" > \"$out/gate.tsv\"\n"
+	"vs=0; [ \"${STUB_STOCK:-clean}\" != violation ] || vs=1\n"
+	"echo $vs > \"$out/stock/results/verify-default-status.txt\"\n"
+	"vs=0; [ $pv != violation ] || vs=1\n"
+	"echo $vs > \"$out/patched/results/verify-default-status.txt\"\n"
 	"printf 'VIOLATION  access.unsafe: in the stock kernel\\nVerdict: VIOLATION\\n' "
 	"> \"$out/stock/results/verify-default.txt\"\n"
 	"printf 'permscope verify\\n\\nVIOLATION  access.unsafe: %d patches\\n    42 workload\\n\\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tests/vm/build-kernel's patch and cache logic, on a fake "kernel tree" of
+ * tools/vm/build-kernel's patch and cache logic, on a fake "kernel tree" of
  * three files, without building anything: --key prints a build's key,
  * --check only tries the patches and --prepare stops once they are applied (the real build is measured
  * in docs/vm.md, "Kernels built from source").  The script runs as a child
@@ -10,7 +10,7 @@
 
 #include <sys/stat.h>
 
-static const char *script = "tests/vm/build-kernel";
+static const char *script = "tools/vm/build-kernel";
 
 /* fs/namei.c of the fake tree: two hunks' worth of lines, far apart. */
 static const char namei[] =

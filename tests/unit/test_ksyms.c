@@ -192,6 +192,54 @@ static void weak_function_symbols_bound_and_resolve(void **state)
 	assert_int_equal(r[1].len, 0x100);
 }
 
+/*
+ * The lines are split by hand: a last line with no newline counts, a line
+ * too long for a kernel's (over 64 KiB) and lines that are not
+ * "ADDR TYPE NAME" are skipped without their neighbours, and a name is
+ * matched whole (up to a tab, a space or the line's end).
+ */
+static void lines_split_by_hand_skip_what_is_not_a_symbol(void **state)
+{
+	static const char head[] =
+		"ffffffff81000000 T first\n"
+		"ffffffff81000100 T after_long\n"
+		"zzzz T bad_address\n"
+		"11112222333344445 T seventeen_digits\n"
+		"ffffffff81000140 Tno_blank\n"
+		"ffffffff81000180\n"
+		"ffffffff810001c0 T\n"
+		"ffffffff81000200 T  two_blanks\n"
+		"ffffffff81000240 T prefix_of_a_longer_name\n"
+		"ffffffff81000300 T ";
+	static const char tail[] = " long_line\n"
+		"ffffffff81000400 t last_without_newline";
+	struct ksym_range r[] = {
+		{ .name = "first" }, { .name = "long_line" }, { .name = "bad_address" },
+		{ .name = "seventeen_digits" }, { .name = "no_blank" }, { .name = "two_blanks" },
+		{ .name = "prefix_of_a" }, { .name = "last_without_newline" },
+	};
+	size_t pad = 70000, hl = strlen(head), tl = strlen(tail);
+	char *text = malloc(hl + pad + tl + 1);
+	const char *path;
+
+	assert_non_null(text);
+	memcpy(text, head, hl);
+	memset(text + hl, 'x', pad);
+	memcpy(text + hl + pad, tail, tl + 1);
+	path = fake_kallsyms(state, text);
+	free(text);
+	assert_int_equal(ksyms_resolve(path, r, 8), 0);
+	/* bounded by after_long: the malformed lines in between are no bounds */
+	assert_int_equal(r[0].lo, 0xffffffff81000000ULL);
+	assert_int_equal(r[0].len, 0x100);
+	for (int i = 1; i < 8; i++)
+		if (i != 5 && i != 7)
+			assert_int_equal(r[i].lo, 0);
+	assert_int_equal(r[5].lo, 0xffffffff81000200ULL);
+	assert_int_equal(r[7].lo, 0xffffffff81000400ULL);
+	assert_int_equal(r[7].len, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +252,7 @@ int main(void)
 		cmocka_unit_test_teardown(all_zero_addresses_give_eperm, remove_fake),
 		cmocka_unit_test(missing_file_gives_enoent),
 		cmocka_unit_test_teardown(weak_function_symbols_bound_and_resolve, remove_fake),
+		cmocka_unit_test_teardown(lines_split_by_hand_skip_what_is_not_a_symbol, remove_fake),
 	};
 
 	return cmocka_run_group_tests_name("ksyms", tests, NULL, NULL);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A plan for tests/vm/run-vm (not part of the suite): a tracefs kprobe on
+# A plan for tools/vm/run-vm (not part of the suite): a tracefs kprobe on
 # inode_permission, no BPF, enabled, stat()s, disabled, five times over;
 # then, unless PERMSCOPE_RUNS=0, `permscope record --mode kprobe -d 2`
 # twice in a row, machine-wide (lookup, access, exec), with stat(),
@@ -9,7 +9,7 @@
 # address, its re-patched trampoline call became a jmp (docs/vm.md).  The
 # rounds go to the console too, so a crash shows which one;
 # /out/result ends with "OK".
-#   tests/vm/run-vm KERNELDIR tests/vm/kprobe-rearm-plan.sh OUTDIR
+#   tools/vm/run-vm KERNELDIR tests/vm/kprobe-rearm-plan.sh OUTDIR
 set -u
 T=/sys/kernel/tracing
 grep -q " $T " /proc/mounts || mount -t tracefs nodev $T || { echo "no tracefs" > /out/result; exit 1; }

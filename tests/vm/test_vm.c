@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What each kernel of tests/vm/kernels.conf really does, asserted from the
+ * What each kernel of tools/vm/kernels.conf really does, asserted from the
  * profiles its VM recorded (tests/vm/vmtest puts them in
  * build/vm/run/NAME/results, or $PERMSCOPE_VM_RESULTS/NAME/results).
  * Counts are exact: the workloads are static binaries making a known number
@@ -28,7 +28,7 @@
 
 static const char *const kernels[] = { "bookworm", "trixie", "sid" };
 enum { BOOKWORM, TRIXIE, SID, KERNELS };
-/* "default": recorded without --mode (tests/vm/plan.sh). */
+/* "default": recorded without --mode (tools/vm/plan.sh). */
 static const char *const modes[] = { "default", "fentry", "kprobe", "tracepoint" };
 #define ALL_MODES (int)(sizeof(modes) / sizeof(modes[0]))
 static const char *const filesystems[] = { "tmpfs", "ext4", "btrfs" };
@@ -467,7 +467,7 @@ static void docs_kernels_md_self_test_table_is_what_the_vm_asserts(void **state)
 	free(doc);
 }
 
-/* ---- the lookup verdict under stress (tests/vm/plan.sh) ------------------ */
+/* ---- the lookup verdict under stress (tools/vm/plan.sh) ------------------ */
 
 /* "default": recorded without --mode; its profile names the mode taken. */
 static const char *const stress_modes[] = { "default", "fentry", "kprobe" };
@@ -811,7 +811,7 @@ static void trixie_6_12_lookup_holds_under_concurrency_and_mid_flight_attach(voi
 	check_lookup_stress(TRIXIE, false);
 }
 
-/* ---- --cgroup (tests/vm/plan.sh) ---------------------------------------- */
+/* ---- --cgroup (tools/vm/plan.sh) ---------------------------------------- */
 
 /* Whether the plan ran the --cgroup cases on kernel k; if not, why, and skip. */
 static void need_cgroup_cases(int k)
@@ -889,7 +889,7 @@ static void cgroup_filter_counts_exactly_that_cgroup_on_every_kernel_and_mode(vo
 	}
 }
 
-/* ---- permscope daemon (tests/vm/plan.sh, "daemon") ---------------------- */
+/* ---- permscope daemon (tools/vm/plan.sh, "daemon") ---------------------- */
 
 /* RESULTS/NAME of kernel k as a malloc'ed string, or NULL if it is not there. */
 static char *load_text(int k, const char *name)
@@ -1231,7 +1231,7 @@ static int setup(void **state)
 	return 0;
 }
 
-/* ---- other tracers on the same functions (tests/vm/plan.sh, "tracers") --- */
+/* ---- other tracers on the same functions (tools/vm/plan.sh, "tracers") --- */
 
 /*
  * Another tool's probes on the functions the families read must change no
@@ -1544,7 +1544,7 @@ static void verify_and_self_test_hold_under_a_kretprobe_on_inode_permission(void
 	each_kernel_with_tracers(check_verify_under_kretprobe);
 }
 
-/* ---- permscope verify (tests/vm/plan.sh, "verify") ---------------------- */
+/* ---- permscope verify (tools/vm/plan.sh, "verify") ---------------------- */
 
 /*
  * The verdict of kernel k's verify run in `mode`, checked beside its exit

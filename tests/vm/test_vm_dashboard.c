@@ -7,7 +7,7 @@
  * where lookup cannot attach (no fentry, no kprobes); every kernel of the
  * VM suite attaches it.
  *
- * A replay, not a live daemon.  In each VM, tests/vm/plan.sh runs
+ * A replay, not a live daemon.  In each VM, tools/vm/plan.sh runs
  * `permscope daemon --families lookup --comm workload` and saves two of its
  * /metrics answers: daemon-metrics.txt after the tmpfs stat loop, and
  * daemon-metrics-2.txt after 2000 more stats.  Here, for each kernel,
@@ -150,7 +150,7 @@ static void read_results(int k)
 		else
 			snprintf(k_[k].skip, sizeof(k_[k].skip),
 				 "no daemon-metrics-2.txt in %s: results from a run before "
-				 "tests/vm/plan.sh saved a second scrape (run 'make vmtest')",
+				 "tools/vm/plan.sh saved a second scrape (run 'make vmtest')",
 				 k_[k].results);
 		free(log);
 		return;

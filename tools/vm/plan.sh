@@ -1,5 +1,5 @@
 #!/bin/sh
-# The VM suite's plan, run by tests/vm/init inside the guest as root.  Every
+# The VM suite's plan, run by tools/vm/init inside the guest as root.  Every
 # workload is recorded on its own with `permscope record -- WORKLOAD`, so
 # each profile counts exactly one known workload.  Profiles go to /out.
 set -u
@@ -8,14 +8,29 @@ W=/workload
 N_STAT=${N_STAT:-20000}
 N_ACCESS=${N_ACCESS:-2000}
 N_EXEC=${N_EXEC:-500}
-WORKLOADS=${WORKLOADS:-lookup access exec tracers} # tools/permscope-ab narrows these
+# Every family, as permscope lists them: the plan writes no list of its own.
+FAMILIES=""
+for f in $($P record --list-families); do
+	FAMILIES=${FAMILIES:+$FAMILIES }$f
+done
+[ -n "$FAMILIES" ] || echo "permscope-vm: permscope record --list-families listed no family"
+# all_but FAMILY: the others, comma-separated (a --families LIST)
+all_but() {
+	list=""
+	for f in $FAMILIES; do
+		[ "$f" = "$1" ] || list=${list:+$list,}$f
+	done
+	echo "$list"
+}
+ALL=$(all_but '')
+WORKLOADS=${WORKLOADS:-$FAMILIES tracers} # tools/permscope-ab narrows these
 # `default` is no --mode: the mode permscope picks for this kernel.
 MODES=${MODES:-default fentry kprobe tracepoint}
 want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
 # The families WORKLOADS names, comma-separated: what the mixed runs and
-# verify record (all three unless tools/permscope-ab's --workload narrows).
+# verify record (all of them unless tools/permscope-ab's --workload narrows).
 wanted=""
-for f in lookup access exec; do
+for f in $FAMILIES; do
 	want $f && wanted=${wanted:+$wanted,}$f
 done
 # The modes of MODES among the given ones: the cases written for the
@@ -25,7 +40,7 @@ modes_in() { for m; do case " $MODES " in *" $m "*) echo "$m" ;; esac; done; }
 mode_opt() { [ "$1" = default ] || echo "--mode $1"; }
 
 # "== NAME" into plan.log, and "permscope-vm: workload NAME" on the
-# console as it starts, where tests/vm/run-vm prints it with the time
+# console as it starts, where tools/vm/run-vm prints it with the time
 # (plan.log comes back only at the end).
 step() {
 	echo "== $1"
@@ -235,19 +250,19 @@ done
 load_case() {
 	grep -q " /mnt/tmpfs " /proc/mounts || return 0
 	for mode in $(modes_in default fentry kprobe); do
-		rec "load-$mode" lookup,access,exec $(mode_opt $mode) -- $W load "${LOAD_SECONDS:-4}" 8 2 \
+		rec "load-$mode" "$ALL" $(mode_opt $mode) -- $W load "${LOAD_SECONDS:-4}" 8 2 \
 			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
 	done
 	# tracepoint mode has no lookup hook: access and exec alone
 	for mode in $(modes_in tracepoint); do
-		rec "load-$mode" access,exec --mode $mode -- $W load "${LOAD_SECONDS:-4}" 8 2 \
+		rec "load-$mode" "$(all_but lookup)" --mode $mode -- $W load "${LOAD_SECONDS:-4}" 8 2 \
 			/mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file > "/out/load-$mode.txt"
 	done
 	# verify under the same load, in the default mode: a verdict, not 3.
 	for mode in $(modes_in default); do
 		step "verify-load-$mode"
 		status=0
-		$P verify -q -o "/out/verify-load-$mode.json" --families lookup,access,exec -- \
+		$P verify -q -o "/out/verify-load-$mode.json" --families "$ALL" -- \
 			$W load "${LOAD_SECONDS:-4}" 8 2 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file \
 			> "/out/verify-load-$mode.txt" 2>&1 || status=$?
 		echo "$status" > "/out/verify-load-$mode-status.txt"
@@ -346,12 +361,12 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 	else
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 		for mode in $(modes_in fentry kprobe); do
-			rec "tracers-solo-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
+			rec "tracers-solo-$mode" "$ALL" $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 		done
 		echo "$TRACERS" | while IFS=: read -r tracer probes; do
 			bt_start "$probes { @n = count(); }"
 			for mode in $(modes_in fentry kprobe); do
-				rec "tracers-$tracer-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
+				rec "tracers-$tracer-$mode" "$ALL" $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 			done
 			bt_stop
 			cp /tmp/bt.out "/out/tracers-$tracer-bt.txt"
@@ -359,10 +374,10 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		# a second permscope: a daemon of every family in the same mode
 		for mode in $(modes_in fentry kprobe); do
 			$P daemon --interval 1 --state-dir /tmp/psd2 --listen 127.0.0.1:9465 \
-				--families lookup,access,exec $(mode_opt $mode) 2> /tmp/psd2.err &
+				--families "$ALL" $(mode_opt $mode) 2> /tmp/psd2.err &
 			d2=$!
 			wait_for /tmp/psd2.err "listening on"
-			rec "tracers-permscope-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
+			rec "tracers-permscope-$mode" "$ALL" $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 			kill -TERM $d2
 			wait $d2
 		done
@@ -370,7 +385,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		if echo inode_permission > /sys/kernel/tracing/set_graph_function &&
 			echo function_graph > /sys/kernel/tracing/current_tracer; then
 			for mode in $(modes_in fentry kprobe); do
-				rec "tracers-fgraph-$mode" lookup,access,exec $(mode_opt $mode) -- /bin/sh -c "$MIXED"
+				rec "tracers-fgraph-$mode" "$ALL" $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 				status=0
 				$P verify -q -o "/out/tracers-fgraph-verify-$mode.json" --families lookup \
 					$(mode_opt $mode) -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
@@ -383,7 +398,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		bt_start 'kretprobe:inode_permission { @n = count(); }'
 		for mode in $(modes_in fentry kprobe); do
 			status=0
-			$P verify -q -o "/out/tracers-verify-$mode.json" --families lookup,access,exec \
+			$P verify -q -o "/out/tracers-verify-$mode.json" --families "$ALL" \
 				$(mode_opt $mode) -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
 			echo $status > "/out/tracers-verify-$mode-status.txt"
 		done
@@ -392,7 +407,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		# attached and detached during one recording: every tracer in turn
 		for mode in $(modes_in fentry kprobe); do
 			rm -f /tmp/during.err
-			$P record --families lookup,access,exec $(mode_opt $mode) --comm workload -d 600 \
+			$P record --families "$ALL" $(mode_opt $mode) --comm workload -d 600 \
 				-o "/out/tracers-during-$mode.json" > /dev/null 2> /tmp/during.err &
 			rd=$!
 			wait_for /tmp/during.err Recording
@@ -407,7 +422,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 				phases=$((phases + 2))
 			done
 			$P daemon --interval 1 --state-dir /tmp/psd3 --listen 127.0.0.1:9466 \
-				--families lookup,access,exec $(mode_opt $mode) 2> /tmp/psd3.err &
+				--families "$ALL" $(mode_opt $mode) 2> /tmp/psd3.err &
 			d3=$!
 			wait_for /tmp/psd3.err "listening on"
 			/bin/sh -c "$MIXED"
