@@ -240,7 +240,7 @@ static void the_windows_are_the_images_own_bytes(void **state)
 		snprintf(path, sizeof(path), "%s/kernels/%s/vmlinuz", cache && *cache ? cache : "build/vm",
 			 kernels[k].name);
 		if (access(path, R_OK)) {
-			print_message("no %s: not fetched here (tests/vm/fetch-kernel)\n", path);
+			print_message("no %s: not fetched here (tools/vm/fetch-kernel)\n", path);
 			continue;
 		}
 		if (kimage_vmlinux(path, &elf, &elflen, why, sizeof(why)))
@@ -263,7 +263,7 @@ static void the_windows_are_the_images_own_bytes(void **state)
 		tried++;
 	}
 	if (!tried) {
-		print_message("skipped: no pinned kernel image here (tests/vm/fetch-kernel)\n");
+		print_message("skipped: no pinned kernel image here (tools/vm/fetch-kernel)\n");
 		skip();
 	}
 }
