@@ -32,7 +32,7 @@ const volatile __u64 cred_alloc_len = 0;
 /* The open call of a thread, in task-local storage: no hash on the hot path. */
 struct access_call {
 	__u64 start_ns;
-	__u8 open;
+	__u32 open; /* 0 none, else the window it opened in (`observing`) */
 	__u8 needed;
 	__u8 allocated;
 };
@@ -69,7 +69,7 @@ static __always_inline int call_enter(int flags)
 	struct access_stats *s;
 	struct cred_view cred;
 
-	if (!task_wanted(bpf_get_current_pid_tgid()))
+	if (!observing || !task_wanted(bpf_get_current_pid_tgid()))
 		return 0;
 	call = this_call(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!call) {
@@ -81,7 +81,7 @@ static __always_inline int call_enter(int flags)
 	read_current_cred(&cred);
 	call->needed = access_needs_override(&cred, flags);
 	call->allocated = 0;
-	call->open = 1;
+	call->open = observing;
 	if (flags & PS_AT_EACCESS) {
 		s = this_cpu_stats();
 		if (s)
@@ -112,10 +112,14 @@ static __always_inline int call_exit(void)
 	struct access_stats *s;
 	enum access_outcome o;
 	__u64 delta;
+	__u32 window;
 
 	if (!call || !call->open)
 		return 0;
+	window = call->open;
 	call->open = 0;
+	if (window != observing)
+		return 0;
 	delta = bpf_ktime_get_ns() - call->start_ns;
 	o = access_outcome(call->needed, call->allocated);
 	if (o == ACCESS_UNSAFE && emit_samples)

@@ -33,7 +33,7 @@ const volatile __u64 mm_alloc_len = 0;
 /* The open call of a thread, in task-local storage: no hash on the hot path. */
 struct exec_call {
 	__u64 start_ns;
-	__u8 open;
+	__u32 open; /* 0 none, else the window it opened in (`observing`) */
 	__u8 mm_allocated;
 };
 
@@ -62,7 +62,7 @@ static __always_inline int call_enter(void)
 	struct exec_stats *s;
 	__u32 zero = 0;
 
-	if (!task_wanted(bpf_get_current_pid_tgid()))
+	if (!observing || !task_wanted(bpf_get_current_pid_tgid()))
 		return 0;
 	call = this_call(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!call) {
@@ -72,7 +72,7 @@ static __always_inline int call_enter(void)
 		return 0;
 	}
 	call->mm_allocated = 0;
-	call->open = 1;
+	call->open = observing;
 	call->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
@@ -104,12 +104,16 @@ static __always_inline int call_exit(long ret)
 	enum exec_outcome o;
 	__u32 zero = 0;
 	__u64 delta;
+	__u32 window;
 	long err = -ret;
 	__u8 mm;
 
 	if (!call || !call->open)
 		return 0;
+	window = call->open;
 	call->open = 0;
+	if (window != observing)
+		return 0;
 	delta = bpf_ktime_get_ns() - call->start_ns;
 	mm = call->mm_allocated;
 	if (ret == 0)

@@ -20,6 +20,17 @@ const volatile bool filter_comm = false;
 const volatile char comm_wanted[TASK_COMM_LEN] = {};
 const volatile bool filter_cgroup = false; /* only tasks in cgroup_wanted[0] or below */
 
+/*
+ * When a family counts: 0 while a duty-cycled daemon has it paused (its
+ * hooks detached, src/run/dutycycle.c), else the number of the window
+ * it is in; always 1 for record, verify and an always-on daemon.  A call
+ * is counted only when it opens and closes in the same window: one that
+ * straddles a pause may have done its allocation while nothing watched.
+ * User space writes 0 before it detaches, and the next number only once
+ * every hook is back.
+ */
+__u32 observing = 1;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);

@@ -107,7 +107,8 @@ struct {
 } fs_names SEC(".maps");
 
 /*
- * Is this thread counted?  The filters of task_wanted() (bpf/filter.bpf.h),
+ * Is this thread counted?  Not while the family is paused (`observing`,
+ * bpf/filter.bpf.h); then the filters of task_wanted(),
  * in its order, but the process filter is asked once per thread and the
  * answer kept (user space and the fork follower fill `tracked` before a
  * thread runs): a task-storage lookup instead of a hash lookup.  With no
@@ -117,6 +118,8 @@ static __always_inline bool counted(struct lookup_cpu *cpu)
 {
 	struct task_verdict *v;
 
+	if (!observing)
+		return false;
 	if (filter_cgroup && !in_cgroup())
 		return false;
 	if (filter_tasks) {

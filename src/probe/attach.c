@@ -3,7 +3,7 @@
  * The attach engine behind src/probe/attach.h, the same for every family: the
  * attach modes, which programs each mode loads, the order the modes are
  * tried in and why one failed; the process and cgroup filters' tables, the
- * samples' ring, the losses, detaching; whether this process may load BPF,
+ * samples' ring, the losses; whether this process may load BPF,
  * and libbpf's messages.  What is particular to a family is its glue
  * (src/probe/family_<name>.c, through struct family_ops in src/probe/family_ops.h).
  */
@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "probe/family.h"
 #include "probe/family_ops.h"
 #include "kernel/preempt.h"
 #include "util.h"
@@ -79,14 +79,6 @@ void families_init_logging(void)
 
 /* ---- the families -------------------------------------------------------- */
 
-struct family {
-	enum family_id id;
-	bool follows_forks; /* --pid, -- CMD: the `tracked` table can fill */
-	const struct family_ops *ops;
-	void *skel;
-	struct ring_buffer *rb; /* violation samples, when asked for */
-	const struct sample_sink *sink;
-};
 
 #define BIT(m) (1U << (m))
 
@@ -629,48 +621,4 @@ int family_collect(struct family *fam, struct profile *p)
 	if (!err && fs->drops != NO_ROW)
 		family_add_lost(res, "no_task_storage", profile_count(p, fam->id, fs->drops));
 	return err;
-}
-
-static void *destroy_link(void *arg)
-{
-	struct bpf_link **link = arg;
-
-	bpf_link__destroy(*link);
-	*link = NULL;
-	return NULL;
-}
-
-/*
- * Detach every program at once.  Each tracepoint link waits out RCU grace
- * periods as it goes (~60 ms on our machines), so one after the other the
- * two families took 0.8 s to let go; waits that overlap share their grace
- * periods, which keeps a SIGTERM'ed daemon's exit well under a second.
- */
-static void detach_all(struct bpf_object_skeleton *s)
-{
-	pthread_t threads[64];
-	int n = 0;
-
-	for (int i = 0; i < s->prog_cnt; i++) {
-		struct bpf_link **link = s->progs[i].link;
-
-		if (!link || !*link)
-			continue;
-		if (n == 64 || pthread_create(&threads[n], NULL, destroy_link, link))
-			destroy_link(link); /* one at a time still detaches */
-		else
-			n++;
-	}
-	while (n--)
-		pthread_join(threads[n], NULL);
-}
-
-void family_stop(struct family *fam)
-{
-	if (!fam)
-		return;
-	detach_all(fam->ops->skeleton(fam->skel));
-	ring_buffer__free(fam->rb);
-	fam->ops->destroy(fam->skel);
-	free(fam);
 }

@@ -7,7 +7,9 @@
 #ifndef PERMSCOPE_ATTACH_H
 #define PERMSCOPE_ATTACH_H
 
+#include <linux/types.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "profile.h"
 #include "probe/probe_opts.h"
@@ -30,6 +32,19 @@ int families_mode_order(enum attach_mode order[MODE_COUNT], char *why, size_t le
 /* Sum the per-CPU maps into the profile. */
 int family_collect(struct family *fam, struct profile *p);
 void family_stop(struct family *fam);
+/*
+ * A duty cycle's steps (src/run/dutycycle.c).  family_count() makes the
+ * programs count in WINDOW (non-zero, a new number each time: a call
+ * opened in one window is never counted in another), or stop (0), at
+ * once.  family_detach_hooks() stops the counting and detaches every hook
+ * but the process filter's fork and exit followers; the programs and
+ * their counters stay.  family_attach_hooks() attaches them again, not
+ * yet counting; -errno with WHY filled, and the hooks detached again,
+ * when one cannot be attached.
+ */
+void family_count(struct family *fam, __u32 window);
+void family_detach_hooks(struct family *fam);
+int family_attach_hooks(struct family *fam, char *why, size_t len);
 
 /* Up to `max` of the family's loaded programs into `out`: how many, or -errno. */
 int family_program_runs(struct family *fam, struct program_runs *out, int max);

@@ -36,6 +36,8 @@ struct family_ops {
 	struct bpf_map *(*samples)(void *skel);
 	void (*emit_samples)(void *skel);
 	const __u64 *(*samples_unsent)(void *skel);
+	/* The window its programs count in, 0 while paused (bpf/filter.bpf.h). */
+	__u32 *(*observing)(void *skel);
 };
 
 /* Each family's glue; the engine's table finds them by enum family_id. */
@@ -65,7 +67,8 @@ PERMSCOPE_FAMILIES(FAMILY_OPS_DECL)
 	static __u64 x##_tracked_full(void *s) { return ((struct x##_bpf *)s)->bss->tracked_full; } \
 	static struct bpf_map *x##_samples(void *s) { return ((struct x##_bpf *)s)->maps.samples; } \
 	static void x##_emit_samples(void *s) { ((struct x##_bpf *)s)->rodata->emit_samples = true; } \
-	static const __u64 *x##_samples_unsent(void *s) { return ((struct x##_bpf *)s)->bss->samples_unsent; }
+	static const __u64 *x##_samples_unsent(void *s) { return ((struct x##_bpf *)s)->bss->samples_unsent; } \
+	static __u32 *x##_observing(void *s) { return &((struct x##_bpf *)s)->data->observing; }
 /* The families with one per-CPU stats entry, read generically. */
 #define STATS_GLUE(x) \
 	static struct bpf_map *x##_stats(void *s) { return ((struct x##_bpf *)s)->maps.stats; }
@@ -95,6 +98,7 @@ PERMSCOPE_FAMILIES(FAMILY_OPS_DECL)
 	.cgroup_wanted = x##_cgroup_wanted, .tracked_full = x##_tracked_full,   \
 	.samples = x##_samples, .emit_samples = x##_emit_samples,               \
 	.samples_unsent = x##_samples_unsent,                                  \
+	.observing = x##_observing,                                            \
 	__VA_ARGS__                                                            \
 }
 
