@@ -91,6 +91,18 @@ uint64_t family_lost_total(const struct family_result *r)
 	return sum;
 }
 
+uint64_t family_observed_ns(const struct profile *p, enum family_id f)
+{
+	if (p->fam[f].observed.ns)
+		return p->fam[f].observed.ns;
+	return p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0;
+}
+
+bool family_duty_cycled(const struct family_result *r)
+{
+	return r->observed.period_ns != 0;
+}
+
 double family_events(const struct profile *p, enum family_id f)
 {
 	return (double)profile_count(p, f, schema[f].events);
@@ -191,7 +203,7 @@ bool profile_clock_is_coarse(const struct profile *p)
 
 /*
  * into += from, or into -= from: every family's counters (per filesystem
- * where per-fs) and losses.  __u64 arithmetic is modular, so subtracting an
+ * where per-fs), losses and time watched.  __u64 arithmetic is modular, so subtracting an
  * earlier reading of a loss is adding its negation.
  */
 static int profile_combine(struct profile *into, const struct profile *from, bool subtract)
@@ -208,6 +220,13 @@ static int profile_combine(struct profile *into, const struct profile *from, boo
 						 : from->fam[f].lost[i].count);
 		if (!into->fam[f].lost_known)
 			into->fam[f].nlost = 0;
+		/* the time watched adds up like a counter; the cycle itself stays */
+		op(&into->fam[f].observed.ns, &from->fam[f].observed.ns,
+		   3 * sizeof(uint64_t));
+		if (!into->fam[f].observed.period_ns) {
+			into->fam[f].observed.window_ns = from->fam[f].observed.window_ns;
+			into->fam[f].observed.period_ns = from->fam[f].observed.period_ns;
+		}
 		if (!schema[f].per_fs) {
 			op(profile_stats(into, f, 0), profile_stats(from, f, 0), schema[f].stats_size);
 			continue;

@@ -37,6 +37,18 @@ struct lost_count {
 	uint64_t count;
 };
 
+/*
+ * What a daemon's counts cover: NS of watching, in WINDOWS windows of
+ * WINDOW_NS every PERIOD_NS (both 0: always on, NS since attach); FAILED
+ * windows it could not attach for.  All 0 in a recording, which watches
+ * from its start to its end (family_observed_ns()).
+ */
+struct observation {
+	uint64_t window_ns, period_ns;
+	uint64_t ns;
+	uint64_t windows, failed;
+};
+
 struct family_result {
 	enum family_status status;
 	enum attach_mode mode;
@@ -45,6 +57,7 @@ struct family_result {
 	bool lost_known; /* false: a profile from before losses were read */
 	struct lost_count lost[MAX_LOST];
 	int nlost;
+	struct observation observed;
 };
 
 /* lookup.ineligible_acl_not_cached[ + a 31-byte fs name + ] fits whole. */
@@ -166,6 +179,13 @@ struct program_runs {
 };
 /* Their sum: 0 also when not known. */
 uint64_t family_lost_total(const struct family_result *r);
+/*
+ * How long the family's counts watched: observed.ns where a daemon says,
+ * else the profile's span (end - start).  Rates are per observed second.
+ */
+uint64_t family_observed_ns(const struct profile *p, enum family_id f);
+/* Counted in windows with pauses between them (daemon --duty-cycle). */
+bool family_duty_cycled(const struct family_result *r);
 /* What a family counted, in its events row (lookup's checks, the calls of the others). */
 double family_events(const struct profile *p, enum family_id f);
 

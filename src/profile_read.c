@@ -9,6 +9,7 @@
  */
 #include "profile.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -352,6 +353,41 @@ static void read_lost(struct reader *r, json_t *fj, const char *path, struct fam
 	}
 }
 
+/*
+ * "observed": optional, a daemon's (struct observation); a window is
+ * shorter than its period, and no more time is watched than the windows
+ * can hold.
+ */
+static void read_observed(struct reader *r, json_t *fj, const char *path,
+			  struct family_result *res)
+{
+	json_t *v = json_object_get(fj, "observed");
+	struct observation *o = &res->observed;
+	char opath[96];
+
+	if (r->failed || !v)
+		return;
+	snprintf(opath, sizeof(opath), "%s.observed", path);
+	if (!json_is_object(v)) {
+		fail(r, "%s: expected an object, found %s", opath, type_name(v));
+		return;
+	}
+	o->window_ns = member_u64(r, v, opath, "window_ns");
+	o->period_ns = member_u64(r, v, opath, "period_ns");
+	o->ns = member_u64(r, v, opath, "ns");
+	o->windows = member_u64(r, v, opath, "windows");
+	o->failed = member_u64(r, v, opath, "failed_windows");
+	if (r->failed)
+		return;
+	if (o->period_ns ? o->window_ns == 0 || o->window_ns >= o->period_ns : o->window_ns != 0)
+		fail(r, "%s: window_ns %" PRIu64 " must be above 0 and below period_ns %" PRIu64
+		     " (both 0: always on)", opath, o->window_ns, o->period_ns);
+	else if (o->period_ns && o->ns / o->window_ns / 2 > o->windows)
+		/* a late pause stretches a window, never to twice its length */
+		fail(r, "%s.ns: %" PRIu64 " ns watched cannot fit in %" PRIu64 " windows of %"
+		     PRIu64 " ns", opath, o->ns, o->windows, o->window_ns);
+}
+
 static void read_families(struct reader *r, json_t *root, struct profile *p)
 {
 	json_t *fams = member(r, root, "", "families", JSON_OBJECT);
@@ -391,6 +427,7 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 			res->mode = m;
 			read_family_stats(r, fj, path, f, p);
 			read_lost(r, fj, path, res);
+			read_observed(r, fj, path, res);
 		}
 	}
 }

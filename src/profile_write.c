@@ -45,6 +45,14 @@ static json_t *lost_to_json(const struct family_result *r)
 	return o;
 }
 
+/* What a daemon's counts cover (struct observation). */
+static json_t *observed_to_json(const struct observation *o)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I}", "window_ns", (json_int_t)o->window_ns,
+			 "period_ns", (json_int_t)o->period_ns, "ns", (json_int_t)o->ns,
+			 "windows", (json_int_t)o->windows, "failed_windows", (json_int_t)o->failed);
+}
+
 /* A named sub-object of `o`, created on first use (so in schema order). */
 static json_t *sub_object(json_t *o, const char *key)
 {
@@ -132,6 +140,8 @@ char *profile_to_json(const struct profile *p)
 			json_decref(stats);
 			if (r->lost_known)
 				json_object_set_new(fj, "lost", lost_to_json(r));
+			if (r->observed.ns || r->observed.period_ns)
+				json_object_set_new(fj, "observed", observed_to_json(&r->observed));
 		}
 		json_object_set_new(fams, family_name(f), fj);
 	}

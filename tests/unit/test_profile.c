@@ -88,6 +88,9 @@ static void build_full_profile(struct profile *p)
 	strcpy(p->kernel_version, "#1 SMP PREEMPT_DYNAMIC Sun, 29 Nov 2026");
 	strcpy(p->machine, "x86_64");
 	strcpy(p->boot_id, "df8c7713-1d75-4808-88ae-821aa31aac78");
+	/* a duty-cycled daemon's access family: 12 windows of 0.2 s, one failed */
+	p->fam[FAMILY_ACCESS].observed = (struct observation){ 200000000, 15000000000ULL,
+							       2400000000ULL, 12, 1 };
 	strcpy(p->clocksource, "tsc");
 	p->command = argv_dup(argv);
 	p->exit_status = 3;
@@ -218,6 +221,7 @@ static void assert_profiles_equal(const struct profile *want, const struct profi
 			assert_int_equal(g->attempts[i].err, w->attempts[i].err);
 			assert_string_equal(g->attempts[i].why, w->attempts[i].why);
 		}
+		assert_memory_equal(&g->observed, &w->observed, sizeof(w->observed));
 	}
 	assert_memory_equal(&got->access, &want->access, sizeof(want->access));
 	assert_memory_equal(&got->exec, &want->exec, sizeof(want->exec));
@@ -458,6 +462,19 @@ struct bad_input {
 #define LAT "families.access.outcomes.fast.latency"
 
 static const struct bad_input bad_inputs[] = {
+	{ "observed not an object", SET, "families.access", "observed", "3",
+	  "families.access.observed: expected an object, found", true },
+	{ "observed without its failed windows", REMOVE, "families.access.observed",
+	  "failed_windows", NULL, "families.access.observed.failed_windows: missing", true },
+	{ "a window as long as its period", SET, "families.access.observed", "window_ns",
+	  "15000000000", "families.access.observed: window_ns 15000000000 must be above 0 and "
+	  "below period_ns 15000000000", true },
+	{ "a window with no period", SET, "families.access.observed", "period_ns", "0",
+	  "must be above 0 and below period_ns 0", false },
+	{ "negative time watched", SET, "families.access.observed", "ns", "-1",
+	  "families.access.observed.ns: expected a non-negative integer", true },
+	{ "more time watched than the windows hold", SET, "families.access.observed", "ns",
+	  "99000000000", "cannot fit in 12 windows of 200000000 ns", false },
 	{ "not JSON at all", TRUNCATE, "", NULL, NULL, "not valid JSON: line ", true },
 	{ "top-level array", WRAP_IN_ARRAY, "", NULL, NULL,
 	  "expected a JSON object at the top, found an array", true },
