@@ -8,251 +8,13 @@
  */
 #include "prom/prom.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
 #include "prom/promnames.h"
-
-/* build_info's four, or mode, fs, outcome and le; and OpenMetrics's instance and job */
-#define MAX_LABELS 8
-
-struct label {
-	const char *name, *value;
-};
-
-struct labels {
-	struct label l[MAX_LABELS];
-	int n;
-};
-
-/*
- * The exposition being written, and the one metric family in progress:
- * its HELP and its samples gather in memory and are written out together
- * by end(), so that a family with no sample (no filesystem seen, no errno
- * counted) leaves no HELP and TYPE behind.
- */
-struct prom {
-	FILE *out;
-	bool failed; /* ENOMEM somewhere */
-	char name[128];
-	const char *type;
-	FILE *help, *body;
-	char *help_buf, *body_buf;
-	size_t help_len, body_len;
-	/*
-	 * OpenMetrics (prom_render_openmetrics()): instance and job on every
-	 * series, and every series at two times, at[0] and at[1] (ms since
-	 * the epoch: the profile's start and end).  `point` is -1 when
-	 * sample() writes both points of its series at once, or 0 or 1 while
-	 * a histogram writes one point of its series whole: OpenMetrics keeps
-	 * the lines of one point (its buckets, _sum and _count) together.
-	 */
-	bool om;
-	const char *instance, *job;
-	uint64_t at_ms[2];
-	int point;
-};
-
-/* ---- text ------------------------------------------------------------ */
-
-/* HELP text escapes backslash and newline; label values the double quote too. */
-static void put_escaped(FILE *out, const char *s, bool quote)
-{
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", out);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else if (*s == '"' && quote)
-			fputs("\\\"", out);
-		else
-			fputc(*s, out);
-	}
-}
-
-/* The shortest "%g" that reads back as the same double. */
-static void format_double(char *buf, size_t size, double v)
-{
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-static void label_add(struct labels *ls, const char *name, const char *value)
-{
-	if (ls->n < MAX_LABELS)
-		ls->l[ls->n++] = (struct label){ name, value };
-}
-
-/* Alphabetical order, but le last as client libraries write it. */
-static int label_before(const struct label *a, const struct label *b)
-{
-	if (!strcmp(a->name, "le") || !strcmp(b->name, "le"))
-		return strcmp(b->name, "le") == 0 && strcmp(a->name, "le") != 0;
-	return strcmp(a->name, b->name) < 0;
-}
-
-static void put_labels(FILE *out, const struct labels *in)
-{
-	struct labels ls = in ? *in : (struct labels){ .n = 0 };
-
-	for (int i = 1; i < ls.n; i++) /* insertion sort: a handful at most */
-		for (int j = i; j > 0 && label_before(&ls.l[j], &ls.l[j - 1]); j--) {
-			struct label t = ls.l[j];
-
-			ls.l[j] = ls.l[j - 1];
-			ls.l[j - 1] = t;
-		}
-	if (!ls.n)
-		return;
-	fputc('{', out);
-	for (int i = 0; i < ls.n; i++) {
-		fprintf(out, "%s%s=\"", i ? "," : "", ls.l[i].name);
-		put_escaped(out, ls.l[i].value, true);
-		fputc('"', out);
-	}
-	fputc('}', out);
-}
-
-/* ---- metric families ------------------------------------------------- */
-
-static void begin(struct prom *pr, const char *type, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void begin(struct prom *pr, const char *type, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pr->name, sizeof(pr->name), fmt, ap);
-	va_end(ap);
-	pr->type = type;
-	pr->help_buf = pr->body_buf = NULL;
-	pr->help = open_memstream(&pr->help_buf, &pr->help_len);
-	pr->body = open_memstream(&pr->body_buf, &pr->body_len);
-	if (!pr->help || !pr->body)
-		pr->failed = true;
-}
-
-/* Append to the HELP of the family in progress (escaped when written). */
-static void help(struct prom *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void help(struct prom *pr, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!pr->help)
-		return;
-	va_start(ap, fmt);
-	vfprintf(pr->help, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * Seconds with the milliseconds: S.mmm.  Prometheus reads an OpenMetrics
- * timestamp as a double and truncates it times 1000 to milliseconds
- * (2.42's openmetricsparse.go), so an S.mmm whose nearest double lies just
- * below would read back a millisecond early: that one is written S.mmm1,
- * a tenth of a millisecond above, which every reader rounds or truncates
- * to the same millisecond.
- */
-static void format_ms(char *buf, size_t size, uint64_t ms)
-{
-	snprintf(buf, size, "%llu.%03llu", (unsigned long long)(ms / 1000),
-		 (unsigned long long)(ms % 1000));
-	if ((uint64_t)(strtod(buf, NULL) * 1000) != ms)
-		snprintf(buf, size, "%llu.%03llu1", (unsigned long long)(ms / 1000),
-			 (unsigned long long)(ms % 1000));
-}
-
-static void sample_line(struct prom *pr, const char *suffix, const struct labels *ls,
-			const char *value, int point)
-{
-	char ts[32];
-
-	fprintf(pr->body, "%s%s", pr->name, suffix);
-	put_labels(pr->body, ls);
-	fprintf(pr->body, " %s", value);
-	if (point >= 0) {
-		format_ms(ts, sizeof(ts), pr->at_ms[point]);
-		fprintf(pr->body, " %s", ts);
-	}
-	fputc('\n', pr->body);
-}
-
-/*
- * One sample NAME[SUFFIX]{LABELS} VALUE of the family in progress.  In
- * OpenMetrics, a counter's or histogram's series is 0 at the start and
- * VALUE at the end (what increase() over start..end gives back), a
- * gauge's VALUE at both.
- */
-static void sample(struct prom *pr, const char *suffix, const struct labels *ls,
-		   const char *value)
-{
-	struct labels all = ls ? *ls : (struct labels){ .n = 0 };
-	bool gauge = !strcmp(pr->type, "gauge");
-
-	if (!pr->body)
-		return;
-	if (!pr->om) {
-		sample_line(pr, suffix, ls, value, -1);
-		return;
-	}
-	label_add(&all, "instance", pr->instance);
-	label_add(&all, "job", pr->job);
-	for (int point = 0; point < 2; point++)
-		if (pr->point < 0 || pr->point == point)
-			sample_line(pr, suffix, &all, point == 0 && !gauge ? "0" : value, point);
-}
-
-static void sample_u64(struct prom *pr, const char *suffix, const struct labels *ls, __u64 v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	sample(pr, suffix, ls, buf);
-}
-
-static void sample_double(struct prom *pr, const char *suffix, const struct labels *ls,
-			  double v)
-{
-	char buf[32];
-
-	format_double(buf, sizeof(buf), v);
-	sample(pr, suffix, ls, buf);
-}
-
-static void end(struct prom *pr)
-{
-	bool ok = pr->help && pr->body;
-
-	if (pr->help && fclose(pr->help))
-		ok = false;
-	if (pr->body && fclose(pr->body))
-		ok = false;
-	if (!ok)
-		pr->failed = true;
-	else if (pr->body_len) {
-		/* OpenMetrics names a counter without the _total of its samples */
-		int n = (int)strlen(pr->name);
-
-		if (pr->om && !strcmp(pr->type, "counter") && n > 6 &&
-		    !strcmp(pr->name + n - 6, "_total"))
-			n -= 6;
-		fprintf(pr->out, "# HELP %.*s ", n, pr->name);
-		/* OpenMetrics escapes the double quote in HELP too */
-		put_escaped(pr->out, pr->help_buf, pr->om);
-		fprintf(pr->out, "\n# TYPE %.*s %s\n", n, pr->name, pr->type);
-		fwrite(pr->body_buf, 1, pr->body_len, pr->out);
-	}
-	free(pr->help_buf);
-	free(pr->body_buf);
-	pr->help = pr->body = NULL;
-	pr->help_buf = pr->body_buf = NULL;
-}
+#include "prom/promtext.h"
 
 /* ---- family series ----------------------------------------------------- */
 
@@ -264,9 +26,9 @@ static void family_labels(const struct profile *p, enum family_id f, size_t i,
 			  struct labels *ls)
 {
 	ls->n = 0;
-	label_add(ls, "mode", mode_name(p->fam[f].mode));
+	prom_label(ls, "mode", mode_name(p->fam[f].mode));
 	if (schema[f].per_fs)
-		label_add(ls, "fs", p->fs[i].name);
+		prom_label(ls, "fs", p->fs[i].name);
 }
 
 /* Is row `i` the first of the rows `match` picks (a group, the outcomes)? */
@@ -296,7 +58,7 @@ static void begin_row(struct prom *pr, enum family_id f, int row)
 	char name[128];
 
 	prom_row_series(f, row, name, sizeof(name), &label, &value);
-	begin(pr, "counter", "%s", name);
+	prom_begin(pr, "counter", "%s", name);
 }
 
 static void count_metric(struct prom *pr, const struct profile *p, enum family_id f, int row)
@@ -305,12 +67,12 @@ static void count_metric(struct prom *pr, const struct profile *p, enum family_i
 	struct labels ls;
 
 	begin_row(pr, f, row);
-	help(pr, "%s: %s", schema[f].name, r->meaning);
+	prom_help(pr, "%s: %s", schema[f].name, r->meaning);
 	for (size_t i = 0; i < profile_nstats(p, f); i++) {
 		family_labels(p, f, i, &ls);
-		sample_u64(pr, "", &ls, *schema_counter(r, profile_stats(p, f, i)));
+		prom_sample_u64(pr, "", &ls, *schema_counter(r, profile_stats(p, f, i)));
 	}
-	end(pr);
+	prom_end(pr);
 }
 
 /* The rows of one group as one counter, the row name in the group's label. */
@@ -320,10 +82,10 @@ static void group_metric(struct prom *pr, const struct profile *p, enum family_i
 	struct labels ls;
 
 	begin_row(pr, f, first);
-	help(pr, "%s:", fs->name);
+	prom_help(pr, "%s:", fs->name);
 	for (int j = first; j < fs->nrows; j++)
 		if (same_group(&fs->rows[j], &fs->rows[first]))
-			help(pr, "%s %s (%s=%s)", j == first ? "" : ";", fs->rows[j].meaning,
+			prom_help(pr, "%s %s (%s=%s)", j == first ? "" : ";", fs->rows[j].meaning,
 			     fs->rows[j].label, fs->rows[j].name);
 	for (size_t i = 0; i < profile_nstats(p, f); i++)
 		for (int j = first; j < fs->nrows; j++) {
@@ -332,10 +94,10 @@ static void group_metric(struct prom *pr, const struct profile *p, enum family_i
 			if (!same_group(r, &fs->rows[first]) || schema_row_absent(fs, j, p->absent[f]))
 				continue;
 			family_labels(p, f, i, &ls);
-			label_add(&ls, r->label, r->name);
-			sample_u64(pr, "", &ls, *schema_counter(r, profile_stats(p, f, i)));
+			prom_label(&ls, r->label, r->name);
+			prom_sample_u64(pr, "", &ls, *schema_counter(r, profile_stats(p, f, i)));
 		}
-	end(pr);
+	prom_end(pr);
 }
 
 /*
@@ -353,7 +115,7 @@ static void latency_series(struct prom *pr, const struct labels *base, const str
 	struct labels ls = *base;
 	char le[32];
 
-	label_add(&ls, "le", le);
+	prom_label(&ls, "le", le);
 	/* OpenMetrics: the start's point whole, then the end's */
 	for (int point = 0; point < (pr->om ? 2 : 1); point++) {
 		__u64 cum = 0;
@@ -364,13 +126,13 @@ static void latency_series(struct prom *pr, const struct labels *base, const str
 			cum += h->slots[s];
 			if (!(buckets & 1ULL << s))
 				continue;
-			format_double(le, sizeof(le), (double)(hist_hi(s) - 1) / 1e9);
-			sample_u64(pr, "_bucket", &ls, cum);
+			prom_format_double(le, sizeof(le), (double)(hist_hi(s) - 1) / 1e9);
+			prom_sample_u64(pr, "_bucket", &ls, cum);
 		}
 		snprintf(le, sizeof(le), "+Inf");
-		sample_u64(pr, "_bucket", &ls, calls);
-		sample_double(pr, "_sum", base, (double)h->sum / 1e9);
-		sample_u64(pr, "_count", base, calls);
+		prom_sample_u64(pr, "_bucket", &ls, calls);
+		prom_sample_double(pr, "_sum", base, (double)h->sum / 1e9);
+		prom_sample_u64(pr, "_count", base, calls);
 	}
 	pr->point = -1;
 }
@@ -389,14 +151,14 @@ static void outcome_metrics(struct prom *pr, const struct profile *p, enum famil
 		histogram = pass == 1;
 		if (histogram) {
 			prom_latency_name(f, name, sizeof(name));
-			begin(pr, "histogram", "%s", name);
-			help(pr, "%s: latency in seconds of %s, by outcome", fs->name, what);
+			prom_begin(pr, "histogram", "%s", name);
+			prom_help(pr, "%s: latency in seconds of %s, by outcome", fs->name, what);
 		} else {
 			begin_row(pr, f, fs->events);
-			help(pr, "%s: %s, by outcome:", fs->name, what);
+			prom_help(pr, "%s: %s, by outcome:", fs->name, what);
 			for (int j = 0, n = 0; j < fs->nrows; j++)
 				if (fs->rows[j].kind == ROW_OUTCOME)
-					help(pr, "%s %s (outcome=%s)", n++ ? ";" : "",
+					prom_help(pr, "%s %s (outcome=%s)", n++ ? ";" : "",
 					     fs->rows[j].meaning, fs->rows[j].name);
 		}
 		for (size_t i = 0; i < profile_nstats(p, f); i++)
@@ -407,14 +169,14 @@ static void outcome_metrics(struct prom *pr, const struct profile *p, enum famil
 				if (r->kind != ROW_OUTCOME || schema_row_absent(fs, j, p->absent[f]))
 					continue;
 				family_labels(p, f, i, &ls);
-				label_add(&ls, "outcome", r->name);
+				prom_label(&ls, "outcome", r->name);
 				if (histogram)
 					latency_series(pr, &ls, schema_hist(r, stats),
 						       *schema_counter(r, stats), buckets);
 				else
-					sample_u64(pr, "", &ls, *schema_counter(r, stats));
+					prom_sample_u64(pr, "", &ls, *schema_counter(r, stats));
 			}
-		end(pr);
+		prom_end(pr);
 	}
 }
 
@@ -426,7 +188,7 @@ static void errnos_metric(struct prom *pr, const struct profile *p, enum family_
 	char key[24];
 
 	begin_row(pr, f, row);
-	help(pr, "%s: %s (those seen)", schema[f].name, r->meaning);
+	prom_help(pr, "%s: %s (those seen)", schema[f].name, r->meaning);
 	for (size_t i = 0; i < profile_nstats(p, f); i++) {
 		const __u64 *c = schema_counter(r, profile_stats(p, f, i));
 
@@ -434,11 +196,11 @@ static void errnos_metric(struct prom *pr, const struct profile *p, enum family_
 			if (!c[e])
 				continue;
 			family_labels(p, f, i, &ls);
-			label_add(&ls, r->name, errno_key(e, key, sizeof(key)));
-			sample_u64(pr, "", &ls, c[e]);
+			prom_label(&ls, r->name, errno_key(e, key, sizeof(key)));
+			prom_sample_u64(pr, "", &ls, c[e]);
 		}
 	}
-	end(pr);
+	prom_end(pr);
 }
 
 /* Every exported row of a family that recorded, in schema order. */
@@ -475,6 +237,60 @@ static void family_metrics(struct prom *pr, const struct profile *p, enum family
 
 /* ---- about the recording and the daemon ------------------------------- */
 
+/*
+ * What the counts cover: a duty-cycled daemon counts in windows
+ * (src/run/dutycycle.h), so a rate is an increase over the increase of
+ * the seconds watched, never over wall time.
+ */
+static void observation_metrics(struct prom *pr, const struct profile *p)
+{
+	struct labels ls = { .n = 0 };
+
+	prom_begin(pr, "counter", "permscope_observed_seconds_total");
+	prom_help(pr, "seconds the family's probes were attached and counting: divide an "
+		  "increase of a count by this one's for a rate per second watched");
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (p->fam[f].status != FAMILY_OK)
+			continue;
+		ls.n = 0;
+		prom_label(&ls, "family", family_name(f));
+		prom_sample_double(pr, "", &ls, family_observed_ns(p, f) / 1e9);
+	}
+	prom_end(pr);
+
+	prom_begin(pr, "gauge", "permscope_duty_cycle");
+	prom_help(pr, "the share of time the family is attached: 1 counts every call, less is "
+		  "a duty cycle (daemon --duty-cycle) whose counts are a sample of its windows");
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct observation *o = &p->fam[f].observed;
+
+		if (p->fam[f].status != FAMILY_OK)
+			continue;
+		ls.n = 0;
+		prom_label(&ls, "family", family_name(f));
+		prom_sample_double(pr, "", &ls, o->period_ns ? (double)o->window_ns / o->period_ns : 1);
+	}
+	prom_end(pr);
+
+	prom_begin(pr, "counter", "permscope_observe_windows_total");
+	prom_help(pr, "a duty cycle's windows: counted, or failed (a hook could not be attached "
+		  "again, so nothing was counted in it)");
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct observation *o = &p->fam[f].observed;
+
+		if (p->fam[f].status != FAMILY_OK || !o->period_ns)
+			continue;
+		ls.n = 0;
+		prom_label(&ls, "family", family_name(f));
+		prom_label(&ls, "outcome", "counted");
+		prom_sample_u64(pr, "", &ls, o->windows);
+		ls.n = 1;
+		prom_label(&ls, "outcome", "failed");
+		prom_sample_u64(pr, "", &ls, o->failed);
+	}
+	prom_end(pr);
+}
+
 static void cross_family(struct prom *pr, const struct profile *p)
 {
 	struct labels ls = { .n = 0 };
@@ -482,23 +298,23 @@ static void cross_family(struct prom *pr, const struct profile *p)
 	/* a profile older than its "build" object: its tool version, the rest unknown */
 	bool known = build_info_known(&p->build);
 
-	begin(pr, "gauge", "permscope_build_info");
-	help(pr, "permscope's version and revision, the libbpf it runs with and the kernel "
+	prom_begin(pr, "gauge", "permscope_build_info");
+	prom_help(pr, "permscope's version and revision, the libbpf it runs with and the kernel "
 	     "release it runs on; always 1");
-	label_add(&ls, "version", known ? p->build.version : p->tool_version);
-	label_add(&ls, "revision", known && p->build.revision[0] ? p->build.revision : "unknown");
-	label_add(&ls, "libbpf", known ? p->build.libbpf : "unknown");
-	label_add(&ls, "kernel", p->kernel_release);
-	sample_u64(pr, "", &ls, 1);
-	end(pr);
+	prom_label(&ls, "version", known ? p->build.version : p->tool_version);
+	prom_label(&ls, "revision", known && p->build.revision[0] ? p->build.revision : "unknown");
+	prom_label(&ls, "libbpf", known ? p->build.libbpf : "unknown");
+	prom_label(&ls, "kernel", p->kernel_release);
+	prom_sample_u64(pr, "", &ls, 1);
+	prom_end(pr);
 
-	begin(pr, "gauge", "permscope_start_time_seconds");
-	help(pr, "when the probes attached, seconds since the epoch: the counters count from then");
-	sample_double(pr, "", NULL, (double)p->start_ns / 1e9);
-	end(pr);
+	prom_begin(pr, "gauge", "permscope_start_time_seconds");
+	prom_help(pr, "when the probes attached, seconds since the epoch: the counters count from then");
+	prom_sample_double(pr, "", NULL, (double)p->start_ns / 1e9);
+	prom_end(pr);
 
-	begin(pr, "gauge", "permscope_probe_attached");
-	help(pr, "1: the family's probes are attached in this mode; "
+	prom_begin(pr, "gauge", "permscope_probe_attached");
+	prom_help(pr, "1: the family's probes are attached in this mode; "
 	     "0: no mode could attach (mode=none)");
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		const struct family_result *r = &p->fam[f];
@@ -506,55 +322,56 @@ static void cross_family(struct prom *pr, const struct profile *p)
 		if (r->status == FAMILY_NOT_REQUESTED)
 			continue;
 		ls.n = 0;
-		label_add(&ls, "family", family_name(f));
-		label_add(&ls, "mode", mode_name(r->status == FAMILY_OK ? r->mode : MODE_NONE));
-		sample_u64(pr, "", &ls, r->status == FAMILY_OK);
+		prom_label(&ls, "family", family_name(f));
+		prom_label(&ls, "mode", mode_name(r->status == FAMILY_OK ? r->mode : MODE_NONE));
+		prom_sample_u64(pr, "", &ls, r->status == FAMILY_OK);
 	}
-	end(pr);
+	prom_end(pr);
 
-	begin(pr, "counter", "permscope_lost_events_total");
-	help(pr, "events a family could not count, by the program or table that lost them");
+	prom_begin(pr, "counter", "permscope_lost_events_total");
+	prom_help(pr, "events a family could not count, by the program or table that lost them");
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		for (int i = 0; p->fam[f].lost_known && i < p->fam[f].nlost; i++) {
 			ls.n = 0;
-			label_add(&ls, "family", family_name(f));
-			label_add(&ls, "program", p->fam[f].lost[i].what);
-			sample_u64(pr, "", &ls, p->fam[f].lost[i].count);
+			prom_label(&ls, "family", family_name(f));
+			prom_label(&ls, "program", p->fam[f].lost[i].what);
+			prom_sample_u64(pr, "", &ls, p->fam[f].lost[i].count);
 		}
-	end(pr);
+	prom_end(pr);
+	observation_metrics(pr, p);
 }
 
 static void daemon_metrics(struct prom *pr, const struct prom_daemon *d)
 {
-	begin(pr, "counter", "permscope_snapshots_written_total");
-	help(pr, "snapshot profiles the daemon wrote to its state directory");
-	sample_u64(pr, "", NULL, d->snapshots_written);
-	end(pr);
+	prom_begin(pr, "counter", "permscope_snapshots_written_total");
+	prom_help(pr, "snapshot profiles the daemon wrote to its state directory");
+	prom_sample_u64(pr, "", NULL, d->snapshots_written);
+	prom_end(pr);
 
-	begin(pr, "counter", "permscope_snapshot_errors_total");
-	help(pr, "snapshots the daemon could not write");
-	sample_u64(pr, "", NULL, d->snapshot_errors);
-	end(pr);
+	prom_begin(pr, "counter", "permscope_snapshot_errors_total");
+	prom_help(pr, "snapshots the daemon could not write");
+	prom_sample_u64(pr, "", NULL, d->snapshot_errors);
+	prom_end(pr);
 
-	begin(pr, "gauge", "permscope_last_snapshot_time_seconds");
-	help(pr, "when the newest snapshot was written, seconds since the epoch");
+	prom_begin(pr, "gauge", "permscope_last_snapshot_time_seconds");
+	prom_help(pr, "when the newest snapshot was written, seconds since the epoch");
 	if (d->last_snapshot_ns)
-		sample_double(pr, "", NULL, (double)d->last_snapshot_ns / 1e9);
-	end(pr);
+		prom_sample_double(pr, "", NULL, (double)d->last_snapshot_ns / 1e9);
+	prom_end(pr);
 
 	/* Every code from the start, at 0: increase() of a 401 series then sees the first one. */
-	begin(pr, "counter", "permscope_http_requests_total");
-	help(pr, "requests the /metrics endpoint answered, by status code (401: no or wrong "
+	prom_begin(pr, "counter", "permscope_http_requests_total");
+	prom_help(pr, "requests the /metrics endpoint answered, by status code (401: no or wrong "
 	     "password; 429 is no longer answered and stays at 0)");
 	for (int i = 0; i < HTTP_NCODES; i++) {
 		struct labels ls = { .n = 0 };
 		char code[16];
 
 		snprintf(code, sizeof(code), "%u", http_codes[i]);
-		label_add(&ls, "code", code);
-		sample_u64(pr, "", &ls, d->http.answers[i]);
+		prom_label(&ls, "code", code);
+		prom_sample_u64(pr, "", &ls, d->http.answers[i]);
 	}
-	end(pr);
+	prom_end(pr);
 }
 
 /* ---- the process itself ------------------------------------------------- */
@@ -563,13 +380,13 @@ static void daemon_metrics(struct prom *pr, const struct prom_daemon *d)
 static void process_metric(struct prom *pr, const char *type, const char *name,
 			   const char *what, bool integral, double v, uint64_t n)
 {
-	begin(pr, type, "%s", name);
-	help(pr, "%s", what);
+	prom_begin(pr, type, "%s", name);
+	prom_help(pr, "%s", what);
 	if (integral)
-		sample_u64(pr, "", NULL, n);
+		prom_sample_u64(pr, "", NULL, n);
 	else
-		sample_double(pr, "", NULL, v);
-	end(pr);
+		prom_sample_double(pr, "", NULL, v);
+	prom_end(pr);
 }
 
 /* As the Go and Python clients write them, so dashboards made for those work. */
@@ -598,24 +415,24 @@ static void program_metrics(struct prom *pr, const struct program_runs *runs, in
 
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 0) {
-			begin(pr, "counter", "permscope_bpf_program_run_count_total");
-			help(pr, "times the BPF program ran, since --bpf-stats turned the kernel's "
+			prom_begin(pr, "counter", "permscope_bpf_program_run_count_total");
+			prom_help(pr, "times the BPF program ran, since --bpf-stats turned the kernel's "
 			     "run statistics on (BPF_ENABLE_STATS)");
 		} else {
-			begin(pr, "counter", "permscope_bpf_program_run_seconds_total");
-			help(pr, "time the BPF program ran, seconds, since --bpf-stats turned the "
+			prom_begin(pr, "counter", "permscope_bpf_program_run_seconds_total");
+			prom_help(pr, "time the BPF program ran, seconds, since --bpf-stats turned the "
 			     "kernel's run statistics on (BPF_ENABLE_STATS)");
 		}
 		for (int i = 0; i < n; i++) {
 			ls.n = 0;
-			label_add(&ls, "family", family_name(runs[i].family));
-			label_add(&ls, "program", runs[i].program);
+			prom_label(&ls, "family", family_name(runs[i].family));
+			prom_label(&ls, "program", runs[i].program);
 			if (pass == 0)
-				sample_u64(pr, "", &ls, runs[i].run_count);
+				prom_sample_u64(pr, "", &ls, runs[i].run_count);
 			else
-				sample_double(pr, "", &ls, (double)runs[i].run_time_ns / 1e9);
+				prom_sample_double(pr, "", &ls, (double)runs[i].run_time_ns / 1e9);
 		}
-		end(pr);
+		prom_end(pr);
 	}
 }
 

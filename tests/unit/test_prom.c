@@ -1201,6 +1201,37 @@ static void promtool_accepts_the_exposition(void **state)
 	profile_free(&p);
 }
 
+/*
+ * A duty-cycled family says what its counts cover: the seconds it watched
+ * (not the profile's span), its share of time, its windows counted and
+ * failed; an always-on one its span and a share of 1, and no windows.
+ */
+static void a_windowed_family_says_how_long_it_watched(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	full_profile(&p);
+	p.fam[FAMILY_ACCESS].observed = (struct observation){ 200000000, 15000000000ULL,
+							      2250000000ULL, 12, 3 };
+	text = render(&p, NULL);
+	assert_line(text, "permscope_observed_seconds_total{family=\"access\"} 2.25");
+	assert_line(text, "permscope_duty_cycle{family=\"access\"} 0.013333333333333334");
+	assert_line(text, "permscope_observe_windows_total{family=\"access\",outcome=\"counted\"} 12");
+	assert_line(text, "permscope_observe_windows_total{family=\"access\",outcome=\"failed\"} 3");
+	assert_line(text, "permscope_duty_cycle{family=\"exec\"} 1");
+	/* the profile's span: end - start */
+	p.start_ns = 1000000000000ULL;
+	p.end_ns = p.start_ns + 42500000000ULL;
+	free(text);
+	text = render(&p, NULL);
+	assert_line(text, "permscope_observed_seconds_total{family=\"exec\"} 42.5");
+	assert_not_contains(text, "permscope_observe_windows_total{family=\"exec\"");
+	free(text);
+	profile_free(&p);
+}
+
 /* ---- docs/metrics.md ----------------------------------------------------- */
 
 /*
@@ -1220,6 +1251,9 @@ static void every_metric_is_documented(void **state)
 		fail_msg("cannot read %s: %s", path, strerror(errno));
 	full_profile(&p);
 	p.exec.errnos[EACCES] = 1;
+	/* a duty-cycled family: its windows are exported too */
+	p.fam[FAMILY_ACCESS].observed = (struct observation){ 200000000, 15000000000ULL,
+							      2000000000, 10, 1 };
 	text = render(&p, &daemon_with_self);
 	names = metric_names(text, &types);
 	assert_non_null(names[0]);
@@ -1428,6 +1462,7 @@ int main(void)
 		cmocka_unit_test(process_figures_are_this_processs_own),
 		cmocka_unit_test(process_metrics_as_client_libraries_write_them),
 		cmocka_unit_test(program_runs_only_with_bpf_stats),
+		cmocka_unit_test(a_windowed_family_says_how_long_it_watched),
 		cmocka_unit_test(every_metric_is_documented),
 		cmocka_unit_test(the_promql_in_the_docs_parses),
 	};
