@@ -10,6 +10,7 @@
 
 #include "cmd/commands.h"
 #include "run/daemon.h"
+#include "run/dutycycle.h"
 #include "prom/http.h"
 #include "prom/promnames.h"
 #include "statedir.h"
@@ -20,7 +21,7 @@
 #define DEFAULT_KEEP 60
 
 enum { OPT_INTERVAL = 0x200, OPT_STATE_DIR, OPT_KEEP, OPT_LISTEN, OPT_LOG, OPT_WEB_CONFIG,
-       OPT_BUCKETS, OPT_BPF_STATS };
+       OPT_BUCKETS, OPT_BPF_STATS, OPT_DUTY_CYCLE };
 
 static const struct argp_option daemon_options[] = {
 	{ "interval", OPT_INTERVAL, "SECONDS", 0,
@@ -41,6 +42,10 @@ static const struct argp_option daemon_options[] = {
 	  "The latency histograms' bucket bounds on /metrics: bounds and FROM..TO ranges, "
 	  "comma-separated, each a power of two of nanoseconds (128ns, 1.024us, 2^20), or "
 	  "'all' (default: " PROM_BUCKETS_DEFAULT_TEXT ")", 0 },
+	{ "duty-cycle", OPT_DUTY_CYCLE, "WINDOW/PERIOD", 0,
+	  "Count for WINDOW seconds in every PERIOD, with the hooks detached between "
+	  "windows so the probed calls cost nothing then; 'always' (or '100%') counts "
+	  "every call (default: " DUTY_CYCLE_DEFAULT ")", 0 },
 	{ "bpf-stats", OPT_BPF_STATS, 0, 0,
 	  "Export each BPF program's run count and run time (BPF_ENABLE_STATS: needs "
 	  "CAP_SYS_ADMIN or sysctl kernel.bpf_stats_enabled=1; costs two clock reads "
@@ -51,7 +56,7 @@ static const struct argp_option daemon_options[] = {
 static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 {
 	struct daemon_opts *c = state->input;
-	char *end;
+	char *end, why[256];
 	double d;
 	unsigned long k;
 
@@ -96,6 +101,10 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	case OPT_BPF_STATS:
 		c->bpf_stats = true;
 		break;
+	case OPT_DUTY_CYCLE:
+		if (duty_cycle_parse(arg, &c->window_ns, &c->period_ns, why, sizeof(why)))
+			argp_error(state, "--duty-cycle: %s", why);
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (the daemon watches the machine, or "
 			   "what --pid, --comm, --cgroup select; it runs no command)", arg);
@@ -133,6 +142,12 @@ static const struct argp daemon_argp = {
 	"SIGTERM and SIGINT write a final snapshot and stop; SIGHUP reopens --log.  "
 	"A second daemon on the same DIR refuses to start.  -d SECONDS stops after "
 	"that long, as SIGTERM would.\n\n"
+	"Duty cycle: by default the families count " DUTY_CYCLE_DEFAULT " (0.2 s in every "
+	"15 s) and have their hooks detached in between, so a probed call costs "
+	"nothing most of the time: the counts are exact for the windows they cover, "
+	"and permscope_observed_seconds_total says how long that was, so rates are "
+	"per second watched.  --duty-cycle always counts every call, at the cost "
+	"docs/daemon.md gives per kernel.\n\n"
 	"Metrics (docs/metrics.md): permscope_access_calls_total{outcome=...}, "
 	"permscope_exec_calls_total{outcome=...}, permscope_lookup_checks_total{fs=...}, "
 	"latency histograms in seconds, permscope_lost_events_total, ...  The "
@@ -141,6 +156,7 @@ static const struct argp daemon_argp = {
 	"Examples:\n"
 	"  permscope daemon                          defaults: 60 s, /var/lib/permscope\n"
 	"  permscope daemon --interval 10 --keep 360 --families access,exec\n"
+	"  permscope daemon --duty-cycle always      every call, at full cost\n"
 	"  curl -s localhost:23649/metrics | grep permscope_access_calls_total\n"
 	"  permscope report /var/lib/permscope       the newest running total\n"
 	"  permscope compare DIR/snap-00000001-*.delta.json \\\n"
@@ -161,6 +177,7 @@ int cmd_daemon(int argc, char **argv)
 	int ret;
 
 	record_opts_init(&c.rec);
+	duty_cycle_parse(DUTY_CYCLE_DEFAULT, &c.window_ns, &c.period_ns, err, sizeof(err));
 	parse_command(&daemon_argp, argc, argv, &c);
 	/* Bad --listen is bad usage: say so before attaching anything. */
 	if (http_parse_listen(c.listen, &ss, &sslen, err, sizeof(err))) {

@@ -2,8 +2,10 @@
 /*
  * Two threads: the caller's takes signals and writes snapshots;
  * libmicrohttpd's serves /metrics, reading the maps into a profile of its
- * own per scrape.  They share only the attached families (read-only:
- * reading a map is a syscall) and the snapshot counters, under `lock`.
+ * own per scrape.  They share the attached families (reading a map is a
+ * syscall) and the duty cycle, under `cycle`: a scrape never reads the
+ * counts of one side of a pause with the time watched of the other; and
+ * the snapshot counters, under `lock`.
  */
 #include "run/daemon.h"
 
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "prom/http.h"
+#include "run/dutycycle.h"
 #include "prom/prom.h"
 #include "statedir.h"
 #include "util.h"
@@ -31,7 +34,42 @@ struct daemon {
 	struct prom_daemon stats; /* under lock */
 	bool bpf_stats;           /* --bpf-stats, and the kernel keeps run statistics */
 	int stats_fd;             /* BPF_ENABLE_STATS's, held while we run; or -1 */
+	pthread_mutex_t cycle;
+	struct duty_cycle duty;   /* under cycle */
 };
+
+static void duty_count(void *ctx, enum family_id f, __u32 window)
+{
+	family_count(((struct daemon *)ctx)->rec.fams[f], window);
+}
+
+static void duty_detach(void *ctx, enum family_id f)
+{
+	family_detach_hooks(((struct daemon *)ctx)->rec.fams[f]);
+}
+
+static int duty_attach(void *ctx, enum family_id f, char *why, size_t len)
+{
+	return family_attach_hooks(((struct daemon *)ctx)->rec.fams[f], why, len);
+}
+
+static uint64_t duty_now(void *ctx)
+{
+	(void)ctx;
+	return now_monotonic_ns();
+}
+
+/* The counts and the time they watched, read on the same side of any pause. */
+static int collect_observed(struct daemon *d, struct profile *p)
+{
+	int err;
+
+	pthread_mutex_lock(&d->cycle);
+	err = recorder_collect(&d->rec, p);
+	duty_cycle_observed(&d->duty, now_monotonic_ns(), p);
+	pthread_mutex_unlock(&d->cycle);
+	return err;
+}
 
 /* The most programs --bpf-stats reports: more than the families load. */
 #define MAX_PROGRAMS 64
@@ -52,7 +90,7 @@ static char *render_metrics(void *ctx, size_t *len)
 	p.end_ns = now_realtime_ns();
 	if (d->bpf_stats && (n = recorder_program_runs(&d->rec, runs, MAX_PROGRAMS)) < 0)
 		pr_err("--bpf-stats: reading the programs' statistics failed: %s", strerror(-n));
-	if (n >= 0 && recorder_collect(&d->rec, &p) == 0) {
+	if (n >= 0 && collect_observed(d, &p) == 0) {
 		pthread_mutex_lock(&d->lock);
 		stats = d->stats;
 		http_stats(d->srv, &stats.http);
@@ -82,7 +120,7 @@ static int snapshot(struct daemon *d, struct statedir *sd, const struct profile 
 	err = profile_copy(total, &d->base);
 	total->end_ns = now_realtime_ns();
 	if (!err)
-		err = recorder_collect(&d->rec, total);
+		err = collect_observed(d, total);
 	if (!err)
 		err = profile_copy(&delta, total);
 	delta.start_ns = prev->end_ns;
@@ -171,7 +209,8 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 	uint64_t interval = (uint64_t)(o->interval_s * 1e9), start = now_monotonic_ns();
 	uint64_t next = start + interval;
 	uint64_t stop = o->rec.duration_s > 0 ? start + (uint64_t)(o->rec.duration_s * 1e9) : 0;
-	uint64_t watchdog = watchdog_period_ns(), ping = start;
+	uint64_t watchdog = watchdog_period_ns(), ping = start, cycle_next;
+	const struct duty_hooks hooks = { duty_count, duty_detach, duty_attach, duty_now, d };
 	struct profile prev, total;
 	int errors = 0;
 
@@ -205,6 +244,12 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 		}
 		if (watchdog && ping < wake)
 			wake = ping;
+		pthread_mutex_lock(&d->cycle);
+		cycle_next = duty_cycle_step(&d->duty, &hooks);
+		pthread_mutex_unlock(&d->cycle);
+		now = now_monotonic_ns();
+		if (cycle_next < wake)
+			wake = cycle_next;
 		if (now < wake) {
 			ts.tv_sec = (wake - now) / 1000000000ULL;
 			ts.tv_nsec = (wake - now) % 1000000000ULL;
@@ -217,7 +262,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 			continue;
 		}
 		if (sig <= 0 && now_monotonic_ns() < until)
-			continue; /* a watchdog wake-up, or EAGAIN early */
+			continue; /* a watchdog or duty-cycle wake-up, or EAGAIN early */
 		errors += snapshot(d, sd, &prev, &total) != 0;
 		profile_free(&prev);
 		prev = total;
@@ -240,7 +285,10 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 int daemon_run(const struct daemon_opts *o)
 {
 	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER, .stats.buckets = o->buckets,
-			   .stats_fd = -1 };
+			   .stats_fd = -1, .cycle = PTHREAD_MUTEX_INITIALIZER };
+	const struct duty_hooks hooks = { duty_count, duty_detach, duty_attach, duty_now, &d };
+	bool on[FAMILY_COUNT];
+	char cycle[128];
 	struct probe_opts probe;
 	struct http_server *srv = NULL;
 	struct statedir sd;
@@ -278,6 +326,10 @@ int daemon_run(const struct daemon_opts *o)
 	if (ret != EXIT_OK)
 		goto out;
 	d.base.start_ns = now_realtime_ns();
+	/* Window 1 is the attach's: the families count from now. */
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		on[f] = d.rec.fams[f] != NULL;
+	duty_cycle_start(&d.duty, o->window_ns, o->period_ns, on, &hooks);
 
 	/* d.srv is read by the render function, on MHD's thread: set under the lock. */
 	pthread_mutex_lock(&d.lock);
@@ -310,6 +362,9 @@ int daemon_run(const struct daemon_opts *o)
 			o->web->nusers, o->web->nusers == 1 ? "" : "s");
 	recorder_describe(&d.base, families, sizeof(families));
 	pr_info("permscope daemon %s (pid %d): %s", permscope_version(), (int)getpid(), families);
+	duty_cycle_describe(o->window_ns, o->period_ns, cycle, sizeof(cycle));
+	pr_info("counting %s%s", cycle, o->period_ns ? "; rates are per second watched "
+		"(permscope_observed_seconds_total)" : ": every call");
 	pr_info("snapshots every %g s into %s (the newest %u kept)", o->interval_s, sd.path, o->keep);
 	/* Scripts and tests wait for this line: the endpoint answers from now on. */
 	pr_info("listening on %s://%s/metrics", o->web && o->web->tls ? "https" : "http",

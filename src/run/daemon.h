@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The daemon's engine (its command line is src/cmd/cmd_daemon.c): attach once,
- * then every interval write a snapshot (the running total and the
+ * count in the windows of its duty cycle (or always), every interval write a snapshot (the running total and the
  * interval's delta) into a state directory, and serve the running total as
  * Prometheus metrics until SIGTERM.
  */
@@ -24,6 +24,7 @@ struct daemon_opts {
 	struct webconfig *web;  /* that file, loaded (src/prom/webconfig.h); NULL: none */
 	uint64_t buckets;       /* latency bounds /metrics exports (prom_buckets_parse()); 0: default */
 	bool bpf_stats;         /* --bpf-stats: the programs' run counts and times */
+	uint64_t window_ns, period_ns; /* --duty-cycle (src/run/dutycycle.h); period 0: always on */
 };
 
 /*

@@ -92,8 +92,9 @@ static inline bool file_says(const char *path, const char *what, char **text)
 
 /*
  * Start `permscope daemon --families access,exec --comm COMM --listen
- * 127.0.0.1:0 --state-dir TMP/TAG --interval INTERVAL [EXTRA]`, and return
- * once it serves (it logs "listening on http://ADDR/metrics").
+ * 127.0.0.1:0 --state-dir TMP/TAG --interval INTERVAL --duty-cycle=always
+ * [EXTRA]` (EXTRA may be another --duty-cycle), and return once it serves
+ * (it logs "listening on http://ADDR/metrics").
  */
 static inline void daemon_start(struct daemon *d, const char *tag, const char *comm,
 			 const char *interval, const char *extra)
@@ -115,6 +116,9 @@ static inline void daemon_start(struct daemon *d, const char *tag, const char *c
 	argv[n++] = d->state;
 	argv[n++] = "--interval";
 	argv[n++] = (char *)interval;
+	/* every call, for the exact counts the tests assert, unless EXTRA sets a cycle */
+	if (!extra || strncmp(extra, "--duty-cycle", 12))
+		argv[n++] = "--duty-cycle=always";
 	if (extra)
 		argv[n++] = (char *)extra;
 	argv[n] = NULL;

@@ -179,6 +179,122 @@ static void metrics_move_by_exactly_the_workloads_calls(void **state)
 	free(after);
 }
 
+/* Sleep until SECONDS after T0 (CLOCK_MONOTONIC). */
+static void sleep_until(const struct timespec *t0, double seconds)
+{
+	double left = seconds - seconds_since(t0);
+
+	if (left > 0)
+		usleep((useconds_t)(left * 1e6));
+}
+
+/*
+ * --duty-cycle=2/4: counting for 2 s at the start of every 4.  A burst in
+ * the first window and one in the third are counted exactly; one made
+ * while the daemon is paused, between them, not at all; the seconds
+ * watched are those of the windows, not the wall clock's.
+ */
+static void a_windowed_daemon_counts_exactly_inside_its_windows_and_nothing_between(void **state)
+{
+	struct timespec t0;
+	struct daemon d;
+	char *before, *paused, *after;
+	double watched;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	/* the cycle starts before the daemon says it listens: t0 is at most this late */
+	daemon_start(&d, "duty", "psd-duty", "1", "--duty-cycle=2/4");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_true(file_says(d.err, "counting 2 s in every 4 s (50 % of the time)", NULL));
+	before = scrape(&d);
+	run_caller("psd-duty", 700, 30); /* window 1: [t0, t0 + 2) */
+	sleep_until(&t0, 2.6);
+	paused = scrape(&d);
+	run_caller("psd-duty", 500, 20); /* paused: [t0 + 2, t0 + 4) */
+	sleep_until(&t0, 4.6);
+	run_caller("psd-duty", 300, 10); /* window 2: [t0 + 4, t0 + 6) */
+	after = scrape(&d);
+	show_counts("before", before);
+	show_counts("paused", paused);
+	show_counts("after", after);
+	assert_int_equal(metric_sum(paused, ACCESS_CALLS, NULL) -
+			 metric_sum(before, ACCESS_CALLS, NULL), 700);
+	assert_int_equal(metric_sum(after, ACCESS_CALLS, NULL) -
+			 metric_sum(before, ACCESS_CALLS, NULL), 1000);
+	assert_int_equal(metric_sum(after, EXEC_CALLS, NULL) -
+			 metric_sum(before, EXEC_CALLS, NULL), 40);
+	assert_int_equal(metric_sum(after, EXEC_CALLS, "outcome=\"enoent_") -
+			 metric_sum(before, EXEC_CALLS, "outcome=\"enoent_"), 40);
+	/* what the counts cover: window 1 whole, part of window 2; never the pause */
+	watched = metric_sum(after, "permscope_observed_seconds_total", "family=\"access\"");
+	print_message("  watched %.3f s of %.3f s\n", watched, seconds_since(&t0));
+	assert_true(watched > 2.2 && watched < 4.0);
+	/* paused: window 1 alone (the loop wakes a little late), both families the same time */
+	print_message("  window 1: %.4f s\n",
+		      metric_sum(paused, "permscope_observed_seconds_total", "family=\"exec\""));
+	assert_true(metric_sum(paused, "permscope_observed_seconds_total", "family=\"exec\"") <
+		    2.05);
+	assert_true(metric_sum(paused, "permscope_observed_seconds_total", "family=\"exec\"") ==
+		    metric_sum(paused, "permscope_observed_seconds_total", "family=\"access\""));
+	assert_true(metric_sum(after, "permscope_duty_cycle", "family=\"exec\"") == 0.5);
+	assert_int_equal(metric_sum(after, "permscope_observe_windows_total",
+				    "family=\"access\",outcome=\"counted\""), 2);
+	assert_int_equal(metric_sum(after, "permscope_observe_windows_total",
+				    "outcome=\"failed\""), 0);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	free(before);
+	free(paused);
+	free(after);
+}
+
+/*
+ * Windows of 0.05 s every 0.15 s cut through a workload that never stops
+ * (four threads: access, access needing the override, failing execs,
+ * stat): a call is counted whole, with its cred allocation, or not at all.
+ * A call opened before a pause and closed after it would have its
+ * allocation unseen, and an access that needed the override would read
+ * as unsafe; none does, and the daemon counted some but not all calls.
+ */
+static void calls_cut_by_the_windows_are_counted_whole_or_not_at_all(void **state)
+{
+	const char *workload = getenv("PERMSCOPE_WORKLOAD");
+	char *argv[] = { (char *)(workload && *workload ? workload : "build/tests/workload"),
+			 "load", "3", "1", "4", "/", NULL };
+	char *after, *out;
+	unsigned long made[4];
+	double needed, unsafe, counted;
+	struct daemon d;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	if (access(argv[0], X_OK))
+		skip_if("the workload program is not built (make build/tests/workload)");
+	daemon_start(&d, "cut", "workload", "1", "--duty-cycle=0.05/0.15");
+	assert_int_equal(run_to(argv, tmp_path("cut.out"), "/dev/null"), 0);
+	out = slurp(tmp_path("cut.out"), NULL);
+	assert_non_null(out);
+	assert_int_equal(sscanf(strstr(out, "load:"), "load: access=%lu access_dropcap=%lu "
+				"exec_enoent=%lu stat=%lu", &made[0], &made[1], &made[2], &made[3]), 4);
+	after = scrape(&d);
+	needed = metric_sum(after, ACCESS_CALLS, "outcome=\"needed\"");
+	unsafe = metric_sum(after, ACCESS_CALLS, "outcome=\"unsafe\"");
+	counted = metric_sum(after, ACCESS_CALLS, NULL);
+	print_message("  made: access %lu, access_dropcap %lu, exec %lu; counted: access %.0f "
+		      "(needed %.0f, unsafe %.0f), exec %.0f, over %.2f s watched\n", made[0],
+		      made[1], made[2], counted, needed, unsafe, metric_sum(after, EXEC_CALLS, NULL),
+		      metric_sum(after, "permscope_observed_seconds_total", "family=\"access\""));
+	assert_true(needed > 0 && needed < made[1]);
+	assert_true(counted > needed && counted < made[0] + made[1]);
+	assert_true(unsafe == 0);
+	assert_true(metric_sum(after, EXEC_CALLS, NULL) < made[2]);
+	assert_true(metric_sum(after, "permscope_observe_windows_total",
+			       "family=\"access\",outcome=\"counted\"") >= 10);
+	assert_int_equal(daemon_stop(&d, NULL), 0);
+	free(out);
+	free(after);
+}
+
 /* Lines of METRICS that start with NAME{ and hold WITH. */
 static int count_lines(const char *metrics, const char *name, const char *with)
 {
@@ -1311,6 +1427,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(metrics_move_by_exactly_the_workloads_calls),
+		cmocka_unit_test(a_windowed_daemon_counts_exactly_inside_its_windows_and_nothing_between),
+		cmocka_unit_test(calls_cut_by_the_windows_are_counted_whole_or_not_at_all),
 		cmocka_unit_test(the_daemon_names_its_build_and_exports_the_chosen_buckets),
 		cmocka_unit_test(promtool_accepts_the_exposition),
 		cmocka_unit_test(prometheus_scrapes_exactly_the_workloads_counts),

@@ -117,7 +117,7 @@ static int start_daemon(bool bpf_stats)
 	char state[PATH_MAX], *text = NULL, *at;
 	const char *err = tmp_path("daemon.stderr");
 	char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "lookup,access,exec",
-			 "--listen", "127.0.0.1:0", "--state-dir", state, "--interval", "1",
+			 "--listen", "127.0.0.1:0", "--state-dir", state, "--interval", "1", "--duty-cycle=always",
 			 bpf_stats ? "--bpf-stats" : NULL, NULL };
 
 	snprintf(state, sizeof(state), "%s/state", tmpdir);

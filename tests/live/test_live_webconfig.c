@@ -49,7 +49,7 @@ static void daemon_start(struct daemon *d, const char *tag, const char *listen,
 	char state[PATH_MAX], want[32], *text = NULL, *at;
 	char *argv[] = { (char *)permscope_bin(), "daemon", "--families", "access,exec",
 			 "--comm", "psd-web", "--listen", (char *)listen, "--state-dir", state,
-			 "--interval", "1", "-d", (char *)seconds,
+			 "--interval", "1", "--duty-cycle=always", "-d", (char *)seconds,
 			 web ? "--web-config" : NULL, (char *)web, NULL };
 
 	snprintf(state, sizeof(state), "%s/%s", tmpdir, tag);

@@ -186,7 +186,7 @@ fi
 if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
 	step daemon
 	mkdir -p /tmp/psd
-	$P daemon --interval 1 --state-dir /tmp/psd --listen 127.0.0.1:23649 \
+	$P daemon --interval 1 --duty-cycle always --state-dir /tmp/psd --listen 127.0.0.1:23649 \
 		--families lookup --comm workload 2> /out/daemon.stderr &
 	daemon=$!
 	wait_for /out/daemon.stderr "listening on http://127.0.0.1:23649/metrics"
@@ -373,7 +373,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		done
 		# a second permscope: a daemon of every family in the same mode
 		for mode in $(modes_in fentry kprobe); do
-			$P daemon --interval 1 --state-dir /tmp/psd2 --listen 127.0.0.1:9465 \
+			$P daemon --interval 1 --duty-cycle always --state-dir /tmp/psd2 --listen 127.0.0.1:9465 \
 				--families "$ALL" $(mode_opt $mode) 2> /tmp/psd2.err &
 			d2=$!
 			wait_for /tmp/psd2.err "listening on"
@@ -421,7 +421,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 				/bin/sh -c "$MIXED"
 				phases=$((phases + 2))
 			done
-			$P daemon --interval 1 --state-dir /tmp/psd3 --listen 127.0.0.1:9466 \
+			$P daemon --interval 1 --duty-cycle always --state-dir /tmp/psd3 --listen 127.0.0.1:9466 \
 				--families "$ALL" $(mode_opt $mode) 2> /tmp/psd3.err &
 			d3=$!
 			wait_for /tmp/psd3.err "listening on"
