@@ -14,7 +14,7 @@ kernel-src: kernel-deps
 # unrelated stat() (docs/kernels.md, "Probe cost").  Long: not in make test.
 bench-vm: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)
-	PARTS="lookup access exec tax bpftrace" tests/vm/overhead sid trixie bookworm
+	PARTS="lookup access exec tax daemon bpftrace" tests/vm/overhead sid trixie bookworm
 
 vmtest: test-deps
 	@$(MAKE) --no-print-directory $(VM_BINS)

@@ -23,6 +23,16 @@
  *   workload time-stat N PATH  N x stat(PATH), then print the ns they took
  *                              (under QEMU -icount: guest instructions)
  *   workload time-access N PATH  N x access(PATH, R_OK), then the ns they took
+ *   workload span-stat S PATH  stat(PATH) for S seconds, then "CALLS NS": the
+ *                              calls made and the ns they took (the clock is
+ *                              read every 64 calls, so the span is whole
+ *                              to a few calls; under -icount a cost per call
+ *                              averaged over S, a daemon's duty cycle included)
+ *   workload span-access S DIR  the same with access(DIR/fK, R_OK), K cycling
+ *                              over 0..63: distinct files (made if missing)
+ *   workload span-execvp S NAME  the same with execvp(NAME), which fails with
+ *                              ENOENT in every $PATH directory: one call is a
+ *                              whole $PATH search
  *   workload load S W T PATH   W processes of T threads each, for S seconds,
  *                              thread i of them all doing one kind of call
  *                              in a loop by i % 4: access("/", R_OK),
@@ -213,6 +223,62 @@ static int run_on_path(const char *what, long n, const char *path)
 	return 2;
 }
 
+/* ---- span: calls for a span of time ------------------------------------- */
+
+#define SPAN_FILES 64
+
+static long long ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (long long)(b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
+/* One call of span workload `what` (its i-th): 0, or -1 when it did not behave. */
+static int span_call(const char *what, const char *arg, char (*files)[4096], long i)
+{
+	struct stat st;
+
+	if (!strcmp(what, "span-stat"))
+		return stat(arg, &st);
+	if (!strcmp(what, "span-access"))
+		return access(files[i % SPAN_FILES], R_OK);
+	/* every $PATH directory lacks NAME: execvp returns, ENOENT */
+	char *argv[] = { (char *)arg, NULL };
+
+	return execvp(arg, argv) < 0 && errno == ENOENT ? 0 : -1;
+}
+
+static int run_span(const char *what, double seconds, const char *arg)
+{
+	static char files[SPAN_FILES][4096];
+	struct timespec a, b;
+	long long limit = (long long)(seconds * 1e9);
+	long calls = 0;
+
+	if (!strcmp(what, "span-access"))
+		for (int k = 0; k < SPAN_FILES; k++) {
+			int fd;
+
+			snprintf(files[k], sizeof(files[k]), "%s/f%d", arg, k);
+			if ((fd = open(files[k], O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+				perror("workload: span-access: creating a file");
+				return 1;
+			}
+			close(fd);
+		}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (int k = 0; k < 64; k++, calls++)
+			if (span_call(what, arg, files, calls)) {
+				fprintf(stderr, "workload: %s: a call failed: %s\n", what,
+					strerror(errno));
+				return 1;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while (ns_between(&a, &b) < limit);
+	printf("%ld %lld\n", calls, ns_between(&a, &b));
+	return 0;
+}
+
 /* ---- load: many workers, every family at once ---------------------------- */
 
 enum load_kind { LOAD_ACCESS, LOAD_ACCESS_DROPCAP, LOAD_EXEC_ENOENT, LOAD_STAT, LOAD_KINDS };
@@ -386,6 +452,15 @@ int main(int argc, char **argv)
 			return 2;
 		return run_load(s, w, t, argv[5]);
 	}
+	if (argc == 4 && !strncmp(argv[1], "span-", 5)) {
+		double s = strtod(argv[2], &end);
+
+		if (*end || !(s > 0) || s > 86400 ||
+		    (strcmp(argv[1], "span-stat") && strcmp(argv[1], "span-access") &&
+		     strcmp(argv[1], "span-execvp")))
+			return 2;
+		return run_span(argv[1], s, argv[3]);
+	}
 	if (argc == 3 && !strcmp(argv[1], "setacl"))
 		return set_allowing_acl(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "exec-path")) {
@@ -415,7 +490,8 @@ int main(int argc, char **argv)
 				"       workload stat N PATH | exec-path N NAME | setacl PATH\n"
 				"       workload chdir|access-x|denied|chmod-loop N PATH | busy SECONDS PATH\n"
 				"       workload time-stat|time-access|time-exec N PATH | join-cgroup DIR WORKLOAD...\n"
-				"       workload load SECONDS WORKERS THREADS PATH\n");
+				"       workload load SECONDS WORKERS THREADS PATH\n"
+				"       workload span-stat|span-access|span-execvp SECONDS PATH|DIR|NAME\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "access"))

@@ -216,3 +216,62 @@ if part tax; then
 		done
 	done
 fi
+
+# daemon: what a user pays while `permscope daemon` runs, as a share of
+# their own work: the seed's three loops, `stat()` of the 6-deep tmpfs
+# path, `access()` on distinct files, a failing execvp() over a 7-entry
+# $PATH (one call: seven ENOENTs), each for a span of guest time, with no
+# daemon, with `--duty-cycle always` (every call), and with the daemon's
+# defaults (DUTY=W/P instead tries another duty cycle).  A duty-cycled
+# daemon's span is one whole period (read from its "counting ..." line),
+# so every configuration is charged its windows exactly once, attach and
+# detach included; the rest span SPAN_S (2 s).  Each line: NAME CALLS NS.
+# Nothing scrapes the daemon: its snapshots (the default --interval) run.
+if part daemon; then
+	SPAN_S=${SPAN_S:-2}
+	mkdir -p /mnt/tmpfs/access-files
+	P7=
+	for i in 1 2 3 4 5 6 7; do
+		mkdir -p /mnt/tmpfs/path$i
+		P7=$P7${P7:+:}/mnt/tmpfs/path$i
+	done
+	span_loop() { # BENCH SECONDS: the loop of BENCH for SECONDS
+		case $1 in
+		stat) $W span-stat "$2" "$F" ;;
+		access) $W span-access "$2" /mnt/tmpfs/access-files ;;
+		execvp) PATH=$P7 $W span-execvp "$2" permscope-no-such-program ;;
+		esac
+	}
+	for conf in none always default; do
+		if [ $conf != none ]; then
+			rm -rf /tmp/psd-ovh
+			case $conf in
+			always) set -- --duty-cycle always ;;
+			default) set -- ${DUTY:+--duty-cycle "$DUTY"} ;;
+			esac
+			$P daemon --state-dir /tmp/psd-ovh --listen 127.0.0.1:9479 "$@" \
+				2> /tmp/daemon-ovh.err &
+			dpid=$!
+			if ! wait_for "listening on" /tmp/daemon-ovh.err 600; then
+				echo "daemon ($conf) did not start:"
+				cat /tmp/daemon-ovh.err
+				kill -TERM $dpid
+				wait $dpid
+				continue
+			fi
+			cp /tmp/daemon-ovh.err "/out/daemon-$conf.err"
+		fi
+		span=$SPAN_S
+		period=$(sed -n 's/.*counting [0-9.e+-]* s in every \([0-9.e+-]*\) s.*/\1/p' \
+			/tmp/daemon-ovh.err 2>/dev/null | head -1)
+		[ $conf = default ] && [ -n "$period" ] && span=$period
+		for bench in stat access execvp; do
+			echo "daemon-$bench-$conf $(span_loop $bench "$span")" >> /out/overhead.txt
+		done
+		if [ $conf != none ]; then
+			kill -TERM $dpid
+			wait $dpid
+			rm -f /tmp/daemon-ovh.err
+		fi
+	done
+fi
