@@ -103,6 +103,39 @@ bool family_duty_cycled(const struct family_result *r)
 	return r->observed.period_ns != 0;
 }
 
+const char *family_coverage_text(const struct family_result *r, char *buf, size_t len)
+{
+	if (!family_duty_cycled(r))
+		snprintf(buf, len, "always on");
+	else
+		snprintf(buf, len, "%g s in every %g s", r->observed.window_ns / 1e9,
+			 r->observed.period_ns / 1e9);
+	return buf;
+}
+
+const char *family_watched_text(const struct family_result *r, char *buf, size_t len)
+{
+	const struct observation *o = &r->observed;
+	int n;
+
+	if (!family_duty_cycled(r)) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	n = snprintf(buf, len, "%.4g s in %llu window%s of %g s every %g s", o->ns / 1e9,
+		     (unsigned long long)o->windows, o->windows == 1 ? "" : "s",
+		     o->window_ns / 1e9, o->period_ns / 1e9);
+	if (o->failed && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, ", %llu failed", (unsigned long long)o->failed);
+	return buf;
+}
+
+bool family_sampled_alike(const struct family_result *a, const struct family_result *b)
+{
+	return a->observed.window_ns == b->observed.window_ns &&
+	       a->observed.period_ns == b->observed.period_ns;
+}
+
 double family_events(const struct profile *p, enum family_id f)
 {
 	return (double)profile_count(p, f, schema[f].events);

@@ -186,6 +186,15 @@ uint64_t family_lost_total(const struct family_result *r);
 uint64_t family_observed_ns(const struct profile *p, enum family_id f);
 /* Counted in windows with pauses between them (daemon --duty-cycle). */
 bool family_duty_cycled(const struct family_result *r);
+/* The duty cycle, "0.2 s in every 15 s", or "always on".  Returns buf. */
+const char *family_coverage_text(const struct family_result *r, char *buf, size_t len);
+/*
+ * What the counts watched, "4 s in 20 windows of 0.2 s every 15 s, 1
+ * failed": "" for an always-on family.  Returns buf.
+ */
+const char *family_watched_text(const struct family_result *r, char *buf, size_t len);
+/* Two families sample alike: both always on, or the same window in the same period. */
+bool family_sampled_alike(const struct family_result *a, const struct family_result *b);
 /* What a family counted, in its events row (lookup's checks, the calls of the others). */
 double family_events(const struct profile *p, enum family_id f);
 

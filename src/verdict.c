@@ -137,6 +137,60 @@ static double mean_of(const double *x, size_t n)
 }
 
 /*
+ * Whether METRIC of family `f` counts something (a row that is no ratio,
+ * no latency): a number that grows with the time watched.
+ */
+static bool metric_is_count(int f, const char *metric)
+{
+	const char *rest = metric + strlen(family_name(f)) + 1;
+	size_t len = strcspn(rest, ".[");
+	char key[64];
+	int row;
+
+	if (strstr(metric, ".latency."))
+		return false;
+	if (len >= sizeof(key))
+		return true;
+	snprintf(key, sizeof(key), "%.*s", (int)len, rest);
+	row = schema_row_index(f, key);
+	return row < 0 || schema[f].rows[row].kind != ROW_RATIO;
+}
+
+/*
+ * A duty-cycled daemon's counts are exact for its windows and say nothing
+ * of the time between them (daemon --duty-cycle): a side that watched no
+ * time is no evidence, and a count set against the base's compares only
+ * when both sides sample alike.  A ratio or share is of calls inside the
+ * same windows, and compares whatever the cycles.  True with res->reason.
+ */
+static bool no_evidence_in_windows(const struct rule *r, const struct profile *base,
+				   const struct profile *new, int f, struct rule_result *res)
+{
+	const struct family_result *b = &base->fam[f], *n = &new->fam[f];
+	char cb[64], cn[64];
+
+	for (int side = 0; side < 2; side++) {
+		const struct family_result *x = side ? n : b;
+
+		if (family_duty_cycled(x) && !x->observed.ns) {
+			snprintf(res->reason, sizeof(res->reason), "the %s profile's %s family watched "
+				 "no time (%s, no window counted inside its span): its counts are no "
+				 "evidence", side ? "new" : "base", family_name(f),
+				 family_coverage_text(x, cb, sizeof(cb)));
+			return true;
+		}
+	}
+	if (r->expr != EXPR_NUMBER && !family_sampled_alike(b, n) && metric_is_count(f, r->metric)) {
+		snprintf(res->reason, sizeof(res->reason), "%s counts %s in the base profile but %s "
+			 "in the new: a count is set against the base's only when both sample "
+			 "alike (a ratio or share compares across duty cycles)", r->metric,
+			 family_coverage_text(b, cb, sizeof(cb)), family_coverage_text(n, cn, sizeof(cn)));
+		return true;
+	}
+	return false;
+}
+
+/*
  * Why family `f` gives no evidence for rule `r` (it did not record on a
  * side, modes differ, it lost events): true with res->reason set.
  */
@@ -188,7 +242,7 @@ static bool family_gives_no_verdict(const struct rule *r, const struct profile *
 			return true;
 		}
 	}
-	return false;
+	return no_evidence_in_windows(r, base, new, f, res);
 }
 
 /*

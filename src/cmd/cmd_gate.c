@@ -253,6 +253,16 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		if (prom_sides_judgeable(sd->fleet))
 			printf("gate: %-4s %s\n", "", build);
 	}
+	/* a duty-cycled side's counts cover its windows, and say so */
+	for (int i = 0; verbosity >= 0 && i < 2; i++)
+		for (int f = 0; f < FAMILY_COUNT; f++) {
+			char watched[160];
+
+			if (sd->p[i]->fam[f].status == FAMILY_OK &&
+			    *family_watched_text(&sd->p[i]->fam[f], watched, sizeof(watched)))
+				printf("gate: %-4s %s counted in windows: %s\n", side_words[i],
+				       family_name(f), watched);
+		}
 	/* which hosts lost events, and why a side has no verdict, before the rules */
 	if (sd->fleet && verbosity >= 0)
 		prom_sides_print_losses(stdout, "gate: ", sd->fleet);

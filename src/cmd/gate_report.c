@@ -94,6 +94,32 @@ static json_t *left_out_json(const struct rule_set *rs, const struct rule_result
 	return out;
 }
 
+/*
+ * A side's duty-cycled families, "observed": {"access": {"window_s",
+ * "period_s", "seconds", "windows", "failed_windows"}}; none when every
+ * family counted every call.
+ */
+static void observed_json(json_t *side, const struct profile *p)
+{
+	json_t *obs = NULL;
+
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		const struct observation *o = &p->fam[f].observed;
+
+		if (p->fam[f].status != FAMILY_OK || !family_duty_cycled(&p->fam[f]))
+			continue;
+		if (!obs && !(obs = json_object()))
+			return;
+		json_object_set_new(obs, family_name(f),
+				    json_pack("{s:f,s:f,s:f,s:I,s:I}", "window_s", o->window_ns / 1e9,
+					      "period_s", o->period_ns / 1e9, "seconds", o->ns / 1e9,
+					      "windows", (json_int_t)o->windows,
+					      "failed_windows", (json_int_t)o->failed));
+	}
+	if (obs)
+		json_object_set_new(side, "observed", obs);
+}
+
 char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
 		    const struct rule_result *res, const size_t count[3], int status,
 		    bool only_recorded)
@@ -156,6 +182,7 @@ char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
 					 "tool", p->tool_version, "build", known ?
 					 build_info_to_json(&p->build) : json_null());
 		}
+		observed_json(side, p);
 		json_object_set_new(root, side_words[i], side);
 	}
 	json_object_set_new(root, "rules", rules);

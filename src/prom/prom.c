@@ -272,6 +272,24 @@ static void observation_metrics(struct prom *pr, const struct profile *p)
 	}
 	prom_end(pr);
 
+	/* the duty cycle itself, so that a reader can tell two daemons' samples alike */
+	for (int k = 0; k < 2; k++) {
+		prom_begin(pr, "gauge", k ? "permscope_duty_cycle_period_seconds" :
+					    "permscope_duty_cycle_window_seconds");
+		prom_help(pr, k ? "a duty cycle's period: a window opens once in every period" :
+				  "a duty cycle's window: how long the family counts once a period");
+		for (int f = 0; f < FAMILY_COUNT; f++) {
+			const struct observation *o = &p->fam[f].observed;
+
+			if (p->fam[f].status != FAMILY_OK || !o->period_ns)
+				continue;
+			ls.n = 0;
+			prom_label(&ls, "family", family_name(f));
+			prom_sample_double(pr, "", &ls, (k ? o->period_ns : o->window_ns) / 1e9);
+		}
+		prom_end(pr);
+	}
+
 	prom_begin(pr, "counter", "permscope_observe_windows_total");
 	prom_help(pr, "a duty cycle's windows: counted, or failed (a hook could not be attached "
 		  "again, so nothing was counted in it)");

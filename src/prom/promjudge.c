@@ -56,6 +56,19 @@ int promsource_judge_side(struct promsource_side *s, int min_hosts)
 						 first->instance,
 						 family_state_name(&first->profile.fam[f]),
 						 s->hosts[i].instance, family_state_name(fr));
+			else if (fr->status == FAMILY_OK &&
+				 (fr->observed.window_ns != first->profile.fam[f].observed.window_ns ||
+				  fr->observed.period_ns != first->profile.fam[f].observed.period_ns)) {
+				char a[96], b[96];
+
+				/* their counts sum over different shares of the time */
+				ret = reasons_add(&s->why, "hosts count the %s family with different duty "
+						 "cycles: %s %s, %s %s", family_name(f),
+						 first->instance,
+						 family_coverage_text(&first->profile.fam[f], a, sizeof(a)),
+						 s->hosts[i].instance,
+						 family_coverage_text(fr, b, sizeof(b)));
+			}
 		}
 	}
 	return ret;

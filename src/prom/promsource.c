@@ -34,119 +34,11 @@
 
 #include "hist.h"
 #include "prom/promjudge.h"
+#include "prom/promcover.h"
 #include "prom/promnames.h"
+#include "prom/promquery.h"
 #include "prom/promside.h"
 #include "util.h"
-
-#define QUERY_MAX 4096 /* four selectors of 511 bytes and the names: never cut */
-struct reader {
-	struct promclient *c;
-	const struct promsource_query *q;
-	char matchers[512]; /* the selector's matchers, without the braces */
-	struct promsource_side *side;
-	char *err;
-	size_t errlen;
-};
-
-/* The selector's matchers between its braces; -1 unless it is {...} or empty. */
-static int selector_matchers(const char *sel, char *out, size_t size)
-{
-	size_t n;
-
-	while (*sel == ' ')
-		sel++;
-	n = strlen(sel);
-	while (n && sel[n - 1] == ' ')
-		n--;
-	if (!n) {
-		*out = 0;
-		return 0;
-	}
-	if (sel[0] != '{' || sel[n - 1] != '}' || n - 2 >= size || memchr(sel + 1, '}', n - 2) ||
-	    memchr(sel + 1, '{', n - 2))
-		return -1;
-	memcpy(out, sel + 1, n - 2);
-	out[n - 2] = 0;
-	return 0;
-}
-
-/*
- * A PromQL duration ("1h30m", "90s", "500ms") in milliseconds; 0 when it
- * is none, or longer than ten years (no window is; a bigger one would
- * overflow), so that nothing else reaches the query text.
- */
-static uint64_t window_ms(const char *w)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ms;
-	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
-		      { "d", 86400000 }, { "w", 604800000 }, { "y", 31536000000ULL } };
-	const uint64_t most = 10 * 31536000000ULL;
-	uint64_t total = 0;
-
-	if (!w || !*w || strlen(w) > 32)
-		return 0;
-	while (*w) {
-		uint64_t n = 0;
-		size_t k, digits = strspn(w, "0123456789");
-
-		if (!digits || digits > 9)
-			return 0;
-		for (size_t i = 0; i < digits; i++)
-			n = n * 10 + (uint64_t)(w[i] - '0');
-		w += digits;
-		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
-			if (!strncmp(w, units[k].unit, strlen(units[k].unit)) &&
-			    !(k == 2 && w[1] == 's'))
-				break;
-		if (k == sizeof(units) / sizeof(units[0]))
-			return 0;
-		w += strlen(units[k].unit);
-		/* n < 10^9 and ms <= 3.2e10: the product fits; the sum is checked */
-		if (n > most / units[k].ms || (total += n * units[k].ms) > most)
-			return 0;
-	}
-	return total;
-}
-
-/* NAME{MATCHERS}[WINDOW], inside FN(...) and followed by TAIL. */
-static void range_query(const struct reader *r, char *buf, const char *fn, const char *name,
-			const char *tail)
-{
-	snprintf(buf, QUERY_MAX, "%s(%s{%s}[%s])%s", fn, name, r->matchers, r->q->window, tail);
-}
-
-/*
- * What counter NAME counted inside the window, exactly (see the top of
- * the file), followed by TAIL.
- */
-static void count_query(const struct reader *r, char *buf, const char *name, const char *tail)
-{
-	const char *m = r->matchers, *w = r->q->window;
-
-	snprintf(buf, QUERY_MAX, "((%s{%s} - %s{%s} offset %s) or (%s{%s} unless %s{%s} offset %s))%s",
-		 name, m, name, m, w, name, m, name, m, w, tail);
-}
-
-static int query(struct reader *r, struct promside_query *q, const char *promql)
-{
-	struct promclient_answer ans;
-	int ret;
-
-	q->side = r->side;
-	q->keep[0] = "instance";
-	q->keep[1] = "job";
-	ret = promclient_query(r->c, promql, r->q->at, q->keep, promside_take, q, &ans, r->err,
-			       r->errlen);
-	promside_done(q);
-	if (!ret && ans.nwarnings)
-		ret = reasons_once(&r->side->why, "Prometheus warned that its answer may be ",
-				  "partial (%zu warning%s, the first: %s): nothing is judged on "
-				  "part of a fleet", ans.nwarnings, ans.nwarnings == 1 ? "" : "s",
-				  ans.warning);
-	return ret;
-}
 
 /* A sample of counter q->series into the rows prom_row_series() names so. */
 static int take_counter(struct promside_query *q, struct promsource_host *h,
@@ -191,11 +83,11 @@ static int take_counter(struct promside_query *q, struct promsource_host *h,
  * Each sample's count into the row of family `f` that prom_row_series()
  * names `name` and whose label the sample carries.
  */
-static int read_counter(struct reader *r, enum family_id f, const char *name)
+static int read_counter(struct promreader *r, enum family_id f, const char *name)
 {
 	const struct family_schema *fs = &schema[f];
 	struct promside_query q = { .series = name, .take = take_counter, .f = f };
-	char promql[QUERY_MAX];
+	char promql[PROMREADER_QUERY_MAX];
 
 	promside_keep(&q, "instance");
 	promside_keep(&q, "job");
@@ -211,8 +103,8 @@ static int read_counter(struct reader *r, enum family_id f, const char *name)
 		if (!strcmp(rname, name))
 			promside_keep(&q, label);
 	}
-	count_query(r, promql, name, "");
-	return query(r, &q, promql);
+	promreader_count(r, promql, name, "");
+	return promreader_query(r, &q, promql);
 }
 
 static int take_reset(struct promside_query *q, struct promsource_host *h,
@@ -225,10 +117,10 @@ static int take_reset(struct promside_query *q, struct promsource_host *h,
 }
 
 /* A reason for each host with a counter `name` that went down inside the window. */
-static int read_resets(struct reader *r, const char *name)
+static int read_resets(struct promreader *r, const char *name)
 {
 	struct promside_query q = { .series = name, .take = take_reset };
-	char promql[QUERY_MAX];
+	char promql[PROMREADER_QUERY_MAX];
 
 	promside_keep(&q, "instance");
 	promside_keep(&q, "job");
@@ -240,8 +132,8 @@ static int read_resets(struct reader *r, const char *name)
 	promside_keep(&q, "program");
 	promside_keep(&q, "errno");
 	promside_keep(&q, "reason");
-	range_query(r, promql, "resets", name, " > 0");
-	return query(r, &q, promql);
+	promreader_range(r, promql, "resets", name, " > 0");
+	return promreader_query(r, &q, promql);
 }
 
 /* The slot whose exported bound `le` is (seconds), or -1. */
@@ -294,10 +186,10 @@ static int take_latency(struct promside_query *q, struct promsource_host *h,
 	return ret;
 }
 
-static int read_latency(struct reader *r, enum family_id f)
+static int read_latency(struct promreader *r, enum family_id f)
 {
 	static const char *const parts[] = { "_bucket", "_sum", "_count" };
-	char name[128], metric[3][160], promql[QUERY_MAX];
+	char name[128], metric[3][160], promql[PROMREADER_QUERY_MAX];
 	int ret;
 
 	prom_latency_name(f, name, sizeof(name));
@@ -311,8 +203,8 @@ static int read_latency(struct reader *r, enum family_id f)
 		promside_keep(&q, "fs");
 		promside_keep(&q, "outcome");
 		promside_keep(&q, "le");
-		count_query(r, promql, metric[part], "");
-		if ((ret = query(r, &q, promql)))
+		promreader_count(r, promql, metric[part], "");
+		if ((ret = promreader_query(r, &q, promql)))
 			return ret;
 	}
 	return 0;
@@ -338,7 +230,7 @@ static void hist_uncumulate(struct hist *h)
 }
 
 /* Every counter and histogram of family `f`, and their resets. */
-static int read_family(struct reader *r, enum family_id f)
+static int read_family(struct promreader *r, enum family_id f)
 {
 	const struct family_schema *fs = &schema[f];
 	char name[128], seen[32][128];
@@ -397,10 +289,10 @@ static int take_build(struct promside_query *q, struct promsource_host *h,
 	return 0;
 }
 
-static int read_builds(struct reader *r)
+static int read_builds(struct promreader *r)
 {
 	struct promside_query q = { .series = "permscope_build_info", .take = take_build };
-	char promql[QUERY_MAX];
+	char promql[PROMREADER_QUERY_MAX];
 
 	promside_keep(&q, "instance");
 	promside_keep(&q, "job");
@@ -408,8 +300,8 @@ static int read_builds(struct reader *r)
 	promside_keep(&q, "version");
 	promside_keep(&q, "libbpf");
 	promside_keep(&q, "kernel");
-	range_query(r, promql, "max_over_time", "permscope_build_info", "");
-	return query(r, &q, promql);
+	promreader_range(r, promql, "max_over_time", "permscope_build_info", "");
+	return promreader_query(r, &q, promql);
 }
 
 /* permscope_probe_attached: each family's mode, 1 attached, 0 unavailable. */
@@ -435,17 +327,17 @@ static int take_mode(struct promside_query *q, struct promsource_host *h,
 	return 0;
 }
 
-static int read_modes(struct reader *r)
+static int read_modes(struct promreader *r)
 {
 	struct promside_query q = { .series = "permscope_probe_attached", .take = take_mode };
-	char promql[QUERY_MAX];
+	char promql[PROMREADER_QUERY_MAX];
 
 	promside_keep(&q, "instance");
 	promside_keep(&q, "job");
 	promside_keep(&q, "family");
 	promside_keep(&q, "mode");
-	range_query(r, promql, "max_over_time", "permscope_probe_attached", "");
-	return query(r, &q, promql);
+	promreader_range(r, promql, "max_over_time", "permscope_probe_attached", "");
+	return promreader_query(r, &q, promql);
 }
 
 /* permscope_lost_events_total: each family's losses, in the profile and named. */
@@ -469,129 +361,20 @@ static int take_loss(struct promside_query *q, struct promsource_host *h,
 			  (unsigned long long)n, f >= 0 ? family_name(f) : "?", p);
 }
 
-static int read_losses(struct reader *r)
+static int read_losses(struct promreader *r)
 {
 	struct promside_query q = { .series = "permscope_lost_events_total", .take = take_loss };
-	char promql[QUERY_MAX];
+	char promql[PROMREADER_QUERY_MAX];
 	int ret;
 
 	promside_keep(&q, "instance");
 	promside_keep(&q, "job");
 	promside_keep(&q, "family");
 	promside_keep(&q, "program");
-	count_query(r, promql, "permscope_lost_events_total", " > 0");
-	if ((ret = query(r, &q, promql)))
+	promreader_count(r, promql, "permscope_lost_events_total", " > 0");
+	if ((ret = promreader_query(r, &q, promql)))
 		return ret;
 	return read_resets(r, "permscope_lost_events_total");
-}
-
-static int take_start(struct promside_query *q, struct promsource_host *h,
-		      const struct promanswer_sample *s)
-{
-	__u64 n;
-
-	if (q->part == 0)
-		h->started = promside_time(s);
-	else if (q->part == 1)
-		h->started_before = promside_time(s);
-	else if (promside_count(s, &n) || !(h->restarts = n))
-		h->restarts = 1; /* changes() said something, and not a count: a change */
-	return 0;
-}
-
-/*
- * A host of the window before this one: promside_take() has added it if
- * none of this window's answers held it, which is all read_gone() asks.
- */
-static int take_gone(struct promside_query *q, struct promsource_host *h,
-		     const struct promanswer_sample *s)
-{
-	(void)q;
-	(void)h;
-	(void)s;
-	return 0;
-}
-
-/*
- * permscope_start_time_seconds at the window's end and at its start
- * (offset W): what each host's counts count from, and so whether the
- * differences of count_query() are what it counted inside the window.
- */
-static int read_starts(struct reader *r, double window_start)
-{
-	char promql[QUERY_MAX], a[32], b[32];
-	struct promside_query q = { .series = "permscope_start_time_seconds", .take = take_start };
-	int ret;
-
-	promside_keep(&q, "instance");
-	promside_keep(&q, "job");
-	snprintf(promql, QUERY_MAX, "permscope_start_time_seconds{%s}", r->matchers);
-	if ((ret = query(r, &q, promql)))
-		return ret;
-	q.part = 1;
-	snprintf(promql, QUERY_MAX, "permscope_start_time_seconds{%s} offset %s", r->matchers,
-		 r->q->window);
-	if ((ret = query(r, &q, promql)))
-		return ret;
-	/* a restart inside the window, though its counters may not have gone down */
-	q.part = 2;
-	range_query(r, promql, "changes", "permscope_start_time_seconds", " > 0");
-	if ((ret = query(r, &q, promql)))
-		return ret;
-	for (size_t i = 0; !ret && i < r->side->nhosts; i++) {
-		struct promsource_host *h = &r->side->hosts[i];
-
-		if (!isfinite(h->started))
-			ret = reasons_add(&h->why, "no permscope_start_time_seconds at the window's "
-					 "end: what its counters count from is unknown (a host "
-					 "that stopped reporting inside the window?)");
-		else if (h->restarts || (isfinite(h->started_before) &&
-					 fabs(h->started_before - h->started) > 1e-3))
-			ret = reasons_add(&h->why, "its daemon restarted inside the window (last at "
-					 "%s): what the earlier run counted is not all in its "
-					 "counters", format_utc_s(h->started, b, sizeof(b)));
-		else if (!isfinite(h->started_before) && h->started < window_start)
-			ret = reasons_add(&h->why, "no sample of it near the window's start (%s), "
-					 "though its daemon ran since %s: what it counted before "
-					 "the window cannot be told from what it counted inside",
-					 format_utc_s(window_start, a, sizeof(a)),
-					 format_utc_s(h->started, b, sizeof(b)));
-	}
-	return ret;
-}
-
-/*
- * The hosts that reported in the window before this one, [T - 2W, T - W]:
- * one of them with no series at all in this window is a host the side
- * lost (a canary that crashed, a store that did not answer), and a side
- * judged without it is judged on part of itself.
- */
-static int read_gone(struct reader *r)
-{
-	struct promsource_side *side = r->side;
-	struct promside_query q = { .series = "permscope_start_time_seconds", .take = take_gone };
-	char promql[QUERY_MAX];
-	size_t before = side->nhosts;
-	int ret;
-
-	promside_keep(&q, "instance");
-	promside_keep(&q, "job");
-	snprintf(promql, QUERY_MAX, "max_over_time(permscope_start_time_seconds{%s}[%s] offset %s)",
-		 r->matchers, r->q->window, r->q->window);
-	if ((ret = query(r, &q, promql)))
-		return ret;
-	/* the hosts promside_take() added are the ones this window did not hold */
-	for (size_t i = before; !ret && i < side->nhosts; i++)
-		ret = reasons_add(&side->why, "host %s reported in the window before this one but "
-				 "has no series in it: a side is not judged without a host it "
-				 "had", side->hosts[i].instance);
-	for (size_t i = before; i < side->nhosts; i++) {
-		profile_free(&side->hosts[i].profile);
-		reasons_free(&side->hosts[i].why);
-		reasons_free(&side->hosts[i].losses);
-	}
-	side->nhosts = before;
-	return ret;
 }
 
 static int host_cmp(const void *a, const void *b)
@@ -603,18 +386,18 @@ static int host_cmp(const void *a, const void *b)
 int promsource_read(struct promclient *c, const struct promsource_query *q,
 		    struct promsource_side *side, char *err, size_t errlen)
 {
-	struct reader r = { .c = c, .q = q, .side = side, .err = err, .errlen = errlen };
+	struct promreader r = { .c = c, .q = q, .side = side, .err = err, .errlen = errlen };
 	uint64_t wms;
 	double start;
 	int ret = 0;
 
 	memset(side, 0, sizeof(*side));
-	if (selector_matchers(q->selector ? q->selector : "", r.matchers, sizeof(r.matchers))) {
+	if (promreader_matchers(q->selector ? q->selector : "", r.matchers, sizeof(r.matchers))) {
 		snprintf(err, errlen, "selector '%s': expected PromQL label matchers in braces, "
 			 "e.g. '{cohort=\"canary\"}'", q->selector);
 		return PROMSOURCE_EINPUT;
 	}
-	if (!(wms = window_ms(q->window))) {
+	if (!(wms = promreader_window_ms(q->window))) {
 		snprintf(err, errlen, "window '%s': expected a PromQL duration, e.g. 5m or 1h",
 			 q->window ? q->window : "");
 		return PROMSOURCE_EINPUT;
@@ -633,9 +416,11 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 	if (!ret)
 		ret = read_losses(&r);
 	if (!ret)
-		ret = read_starts(&r, start);
+		ret = promcover_observed(&r);
 	if (!ret)
-		ret = read_gone(&r);
+		ret = promcover_starts(&r, start);
+	if (!ret)
+		ret = promcover_gone(&r);
 	for (size_t i = 0; !ret && i < side->nhosts; i++) {
 		struct promsource_host *h = &side->hosts[i];
 		struct profile *p = &h->profile;

@@ -24,18 +24,9 @@
 
 #include "profile.h"
 #include "prom/promclient.h"
+#include "prom/promquery.h"
 #include "prom/promside.h"
 
-struct promsource_query {
-	/*
-	 * A PromQL label matcher set, '{cohort="canary"}': its matchers are
-	 * added to each query's own.  "" or "{}" picks every permscope series.
-	 */
-	const char *selector;
-	const char *window; /* a PromQL duration: "1h", "5m", "90s" */
-	double at;          /* the window's end, seconds since the epoch (required) */
-	int min_hosts;      /* fewer is a reason of the side */
-};
 
 /*
  * Read the side `q` selects through `c` into `side` (zeroed first).

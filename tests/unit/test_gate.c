@@ -552,6 +552,48 @@ static void a_share_of_nothing_gives_no_verdict(void **state)
 	profile_free(&b);
 }
 
+/*
+ * A duty-cycled profile (daemon --duty-cycle): counts exact for its
+ * windows.  One that watched no time is no evidence; a count set against
+ * the base's is judged only between sides that sample alike; a share, and
+ * a count held to a number, are judged whatever the cycles.
+ */
+static void counts_in_windows_are_judged_only_for_what_they_watched(void **state)
+{
+	const struct observation cycle = { 200000000, 15000000000ULL, 400000000, 2, 0 };
+	struct profile a, b;
+	struct rule_result res;
+
+	(void)state;
+	access_profile(&a, MODE_FENTRY, 0);
+	access_profile(&b, MODE_FENTRY, 0);
+	b.fam[FAMILY_ACCESS].observed = cycle;
+	evaluate("access.avoidable_per_call <= base + 0.01", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	evaluate("access.unsafe == 0", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	evaluate("access.calls >= base * 0.9", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "access.calls counts always on in the base profile but "
+			    "0.2 s in every 15 s in the new: a count is set against the base's "
+			    "only when both sample alike (a ratio or share compares across duty "
+			    "cycles)");
+	/* both in the same cycle: counts compare */
+	a.fam[FAMILY_ACCESS].observed = cycle;
+	evaluate("access.calls >= base * 0.9", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	/* no window inside the span: nothing watched, even for a count held to 0 */
+	b.fam[FAMILY_ACCESS].observed.ns = 0;
+	b.fam[FAMILY_ACCESS].observed.windows = 0;
+	evaluate("access.unsafe == 0", &a, &b, &res);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "the new profile's access family watched no time (0.2 s "
+			    "in every 15 s, no window counted inside its span): its counts are no "
+			    "evidence");
+	profile_free(&a);
+	profile_free(&b);
+}
+
 static void unknown_metrics_are_bad_input_with_the_nearest_names(void **state)
 {
 	char want[256], names[128];
@@ -1187,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(latency_timed_by_a_coarse_clock_gives_no_verdict),
 		cmocka_unit_test(families_that_did_not_record_or_differ_give_no_verdict),
 		cmocka_unit_test(a_share_of_nothing_gives_no_verdict),
+		cmocka_unit_test(counts_in_windows_are_judged_only_for_what_they_watched),
 		cmocka_unit_test(unknown_metrics_are_bad_input_with_the_nearest_names),
 		cmocka_unit_test(significance_over_runs),
 		cmocka_unit_test(gate_exit_statuses_and_text_output),

@@ -1220,7 +1220,10 @@ static void a_windowed_family_says_how_long_it_watched(void **state)
 	assert_line(text, "permscope_duty_cycle{family=\"access\"} 0.013333333333333334");
 	assert_line(text, "permscope_observe_windows_total{family=\"access\",outcome=\"counted\"} 12");
 	assert_line(text, "permscope_observe_windows_total{family=\"access\",outcome=\"failed\"} 3");
+	assert_line(text, "permscope_duty_cycle_window_seconds{family=\"access\"} 0.2");
+	assert_line(text, "permscope_duty_cycle_period_seconds{family=\"access\"} 15");
 	assert_line(text, "permscope_duty_cycle{family=\"exec\"} 1");
+	assert_not_contains(text, "permscope_duty_cycle_period_seconds{family=\"exec\"");
 	/* the profile's span: end - start */
 	p.start_ns = 1000000000000ULL;
 	p.end_ns = p.start_ns + 42500000000ULL;

@@ -43,16 +43,23 @@
 static const struct host_spec {
 	const char *data, *instance, *job, *revision;
 	bool lost;
+	bool windowed; /* a daemon --duty-cycle 0.2/15: every family counted in windows */
 } hosts[] = {
-	{ "sample-profile.json", "base-1", "base", REV_A, false },
-	{ "sample-profile.json", "base-2", "base", REV_A, false },
-	{ "compare-access-base.json", "access-1", "access", REV_A, false },
-	{ "compare-access-new.json", "access-2", "access", REV_A, false },
-	{ "compare-lookup-base.json", "lookup-1", "lookup", REV_A, false },
-	{ "compare-lookup-new.json", "lookup-2", "lookup", REV_B, false },
-	{ "sample-profile.json", "new-1", "new", REV_A, false },
-	{ "sample-profile.json", "new-lossy", "new", REV_A, true },
+	{ "sample-profile.json", "base-1", "base", REV_A, false, false },
+	{ "sample-profile.json", "base-2", "base", REV_A, false, false },
+	{ "compare-access-base.json", "access-1", "access", REV_A, false, false },
+	{ "compare-access-new.json", "access-2", "access", REV_A, false, false },
+	{ "compare-lookup-base.json", "lookup-1", "lookup", REV_A, false, false },
+	{ "compare-lookup-new.json", "lookup-2", "lookup", REV_B, false, false },
+	{ "sample-profile.json", "new-1", "new", REV_A, false, false },
+	{ "sample-profile.json", "new-lossy", "new", REV_A, true, false },
+	{ "sample-profile.json", "win-1", "windowed", REV_A, false, true },
+	{ "sample-profile.json", "win-2", "windowed", REV_A, false, true },
+	{ "sample-profile.json", "mixed-1", "mixed", REV_A, false, true },
+	{ "sample-profile.json", "mixed-2", "mixed", REV_A, false, false },
 };
+/* what a windowed host watched in the minute: 4 windows of 0.2 s, 1 failed */
+static const struct observation windowed = { 200000000, 15000000000ULL, 800000000, 4, 1 };
 #define NHOSTS (sizeof(hosts) / sizeof(hosts[0]))
 
 static struct profile originals[NHOSTS];
@@ -150,6 +157,8 @@ static int fleet_setup(void **state)
 			p->fam[FAMILY_ACCESS].lost_known = true;
 			family_add_lost(&p->fam[FAMILY_ACCESS], "access_tp", 7);
 		}
+		for (int f = 0; hosts[i].windowed && f < FAMILY_COUNT; f++)
+			p->fam[f].observed = windowed;
 		snprintf(copy, sizeof(copy), "%s/%s.json", tmpdir, hosts[i].instance);
 		snprintf(om, sizeof(om), "%s/%s.om", tmpdir, hosts[i].instance);
 		assert_int_equal(profile_write(p, copy), 0);
@@ -474,6 +483,45 @@ static void fewer_hosts_than_asked_is_a_reason(void **state)
 	promsource_side_free(&side);
 }
 
+/*
+ * A duty-cycled daemon's hosts come back with what they watched, each
+ * family's seconds, window, period and windows; an always-on host's with
+ * the seconds of the window it counted.  A side whose hosts sample
+ * differently is named: their counts sum over different shares of time.
+ */
+static void what_windowed_hosts_watched_comes_back(void **state)
+{
+	struct promsource_side side;
+	char err[512];
+
+	(void)state;
+	skip_without_server();
+	side_comes_back("windowed", 2, &side);
+	assert_true(promsource_judgeable(&side));
+	for (size_t i = 0; i < side.nhosts; i++)
+		for (int f = 0; f < FAMILY_COUNT; f++) {
+			const struct observation *o = &side.hosts[i].profile.fam[f].observed;
+
+			if (side.hosts[i].profile.fam[f].status != FAMILY_OK)
+				continue;
+			assert_true(o->ns == windowed.ns && o->window_ns == windowed.window_ns &&
+				    o->period_ns == windowed.period_ns);
+			assert_int_equal(o->windows, windowed.windows);
+			assert_int_equal(o->failed, windowed.failed);
+		}
+	promsource_side_free(&side);
+	/* always on: the minute its daemon counted, no cycle */
+	side_comes_back("base", 2, &side);
+	assert_true(side.hosts[0].profile.fam[FAMILY_ACCESS].observed.ns == 60000000000ULL);
+	assert_false(family_duty_cycled(&side.hosts[0].profile.fam[FAMILY_ACCESS]));
+	promsource_side_free(&side);
+	assert_int_equal(read_side("{job=\"mixed\"}", 0, &side, err, sizeof(err)), PROMCLIENT_OK);
+	assert_false(promsource_judgeable(&side));
+	assert_true(has_line(&side.why, "hosts count the access family with different duty "
+			     "cycles: mixed-1 0.2 s in every 15 s, mixed-2 always on"));
+	promsource_side_free(&side);
+}
+
 /* permscope gate --prometheus URL --base SEL --new SEL at T over W: its exit status. */
 static int gate(const char *base, const char *new, const char *url)
 {
@@ -482,6 +530,16 @@ static int gate(const char *base, const char *new, const char *url)
 	snprintf(at, sizeof(at), "%.0f", T_S);
 	return permscope("gate", "--prometheus", url, "--base", base, "--new", new, "--window", W,
 			 "--at", at, NULL);
+}
+
+/* The same with the rules of file `rules` (its text). */
+static int gate_rules(const char *base, const char *new, const char *url, const char *rules)
+{
+	char at[32];
+
+	snprintf(at, sizeof(at), "%.0f", T_S);
+	return permscope("gate", "--prometheus", url, "--base", base, "--new", new, "--window", W,
+			 "--at", at, "--rules", write_tmp_file("windowed.rules", rules), NULL);
 }
 
 static void gate_judges_sides_read_from_prometheus(void **state)
@@ -501,6 +559,21 @@ static void gate_judges_sides_read_from_prometheus(void **state)
 	assert_int_equal(gate("{job=\"lookup\"}", "{job=\"nowhere\"}", ps.url), 3);
 	assert_contains(out_text, "hosts run different permscope builds");
 	assert_contains(out_text, "NO-VERDICT  new {job=\"nowhere\"}: 0 hosts, fewer than the 1");
+	/*
+	 * windowed against always-on hosts of the same counts: the default
+	 * rules (shares, and counts that must stay 0) judge alike; a count
+	 * set against the base's cannot, and says why
+	 */
+	if (gate("{job=\"base\"}", "{job=\"windowed\"}", ps.url) != 0)
+		fail_msg("%s%s", out_text, err_text);
+	/* two hosts' windows, added up */
+	assert_contains(out_text, "gate: new  access counted in windows: 1.6 s in 8 windows of "
+			"0.2 s every 15 s, 2 failed");
+	assert_int_equal(gate_rules("{job=\"base\"}", "{job=\"windowed\"}", ps.url,
+				    "access.calls >= base * 0.9\naccess.fast_ratio >= base - 0.01\n"), 3);
+	assert_contains(out_text, "PASS  access.fast_ratio");
+	assert_contains(out_text, "access.calls counts always on in the base profile but 0.2 s in "
+			"every 15 s in the new");
 	/* a selector Prometheus rejects: its error, exit 4 */
 	assert_int_equal(gate("{job=~\"(\"}", "{job=\"base\"}", ps.url), 4);
 	assert_contains(err_text, "rejected the query");
@@ -537,6 +610,7 @@ int main(void)
 		cmocka_unit_test(lost_events_and_a_reset_are_named),
 		cmocka_unit_test(a_side_merges_as_one_run_a_host),
 		cmocka_unit_test(fewer_hosts_than_asked_is_a_reason),
+		cmocka_unit_test(what_windowed_hosts_watched_comes_back),
 		cmocka_unit_test(gate_judges_sides_read_from_prometheus),
 		cmocka_unit_test(nothing_is_read_from_a_failed_query),
 	};
