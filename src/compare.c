@@ -265,6 +265,27 @@ static void skip_bars_text(FILE *out, const struct compare *c)
 		}
 }
 
+/*
+ * A duty-cycled side (daemon --duty-cycle) counted in windows only: say
+ * what each side watched, and, when they sample differently, that their
+ * counts cover different shares of the time while their ratios compare.
+ */
+static void coverage_text(FILE *out, const struct family_result *rb, const struct family_result *rn)
+{
+	char wb[160], wn[160];
+
+	if (rb->status != FAMILY_OK || rn->status != FAMILY_OK ||
+	    (!family_duty_cycled(rb) && !family_duty_cycled(rn)))
+		return;
+	family_watched_text(rb, wb, sizeof(wb));
+	family_watched_text(rn, wn, sizeof(wn));
+	fprintf(out, "  counted in windows: base %s, new %s\n", *wb ? wb : "always on",
+		*wn ? wn : "always on");
+	if (!family_sampled_alike(rb, rn))
+		fprintf(out, "  note: the two sides sample differently: their counts cover "
+			"different shares of the time; compare the ratios and shares\n");
+}
+
 void compare_text(FILE *out, const struct compare *c)
 {
 	char build[2][160];
@@ -304,6 +325,7 @@ void compare_text(FILE *out, const struct compare *c)
 			continue;
 		fprintf(out, "\n%s  [%s | %s]\n", schema[f].title, family_state_text(rb),
 			family_state_text(rn));
+		coverage_text(out, rb, rn);
 		for (size_t i = 0; i < c->nrows; i++) {
 			const char *name = c->rows[i].name;
 
@@ -402,6 +424,18 @@ static json_t *row_json(const struct compare *c, const struct compare_row *r)
 	return j;
 }
 
+/* A duty-cycled family's windows (profile-format.md's "observed"), or null. */
+static json_t *observed_json(const struct family_result *r)
+{
+	const struct observation *o = &r->observed;
+
+	if (r->status != FAMILY_OK || !family_duty_cycled(r))
+		return json_null();
+	return json_pack("{s:f,s:f,s:f,s:I,s:I}", "window_s", o->window_ns / 1e9, "period_s",
+			 o->period_ns / 1e9, "seconds", o->ns / 1e9, "windows",
+			 (json_int_t)o->windows, "failed_windows", (json_int_t)o->failed);
+}
+
 int compare_json(FILE *out, const struct compare *c)
 {
 	json_t *fams = json_object(), *bench = json_array(), *root;
@@ -420,6 +454,9 @@ int compare_json(FILE *out, const struct compare *c)
 		}
 		fj = json_pack("{s:s,s:s,s:o}", "base_mode", family_state_text(rb),
 			       "new_mode", family_state_text(rn), "metrics", rows);
+		/* what each side's counts cover: null where every call counted */
+		json_object_set_new(fj, "base_observed", observed_json(rb));
+		json_object_set_new(fj, "new_observed", observed_json(rn));
 		if (rb->status == FAMILY_OK && rn->status == FAMILY_OK && (lat = hists_json(c, f)))
 			json_object_set_new(fj, "latency", lat);
 		json_object_set_new(fams, family_name(f), fj);

@@ -291,6 +291,39 @@ static void long_filesystem_names_keep_whole_metric_names(void **state)
 	profile_free(&p);
 }
 
+/*
+ * A windowed side (daemon --duty-cycle) says what it watched, in text and
+ * JSON, and that counts of sides that sample differently do not compare.
+ */
+static void windowed_sides_say_what_they_watched(void **state)
+{
+	struct pair p;
+	char *t;
+
+	(void)state;
+	load_pair(&p, "access");
+	p.cur.fam[FAMILY_ACCESS].observed = (struct observation){ 200000000, 15000000000ULL,
+								   1600000000, 8, 1 };
+	compare_free(&p.c);
+	memset(&p.c, 0, sizeof(p.c));
+	p.c.base = &p.base;
+	p.c.new = &p.cur;
+	p.c.base_name = "always.json";
+	p.c.new_name = "windowed.json";
+	assert_int_equal(compare_build(&p.c), 0);
+	t = render(&p, TEXT);
+	assert_contains(t, "  counted in windows: base always on, new 1.6 s in 8 windows of 0.2 s "
+			"every 15 s, 1 failed\n  note: the two sides sample differently");
+	free(t);
+	t = render(&p, JSON);
+	assert_non_null(strstr(t, "\"base_observed\": null,\n      \"new_observed\": {\n"
+				 "        \"window_s\": 0.2,\n        \"period_s\": 15.0,\n"
+				 "        \"seconds\": 1.6,\n        \"windows\": 8,\n"
+				 "        \"failed_windows\": 1\n      }"));
+	free(t);
+	free_pair(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +336,7 @@ int main(void)
 		cmocka_unit_test(json_has_the_documented_shape),
 		cmocka_unit_test(html_is_self_contained_with_charts),
 		cmocka_unit_test(long_filesystem_names_keep_whole_metric_names),
+		cmocka_unit_test(windowed_sides_say_what_they_watched),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
