@@ -209,7 +209,7 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 	uint64_t interval = (uint64_t)(o->interval_s * 1e9), start = now_monotonic_ns();
 	uint64_t next = start + interval;
 	uint64_t stop = o->rec.duration_s > 0 ? start + (uint64_t)(o->rec.duration_s * 1e9) : 0;
-	uint64_t watchdog = watchdog_period_ns(), ping = start, cycle_next;
+	uint64_t watchdog = watchdog_period_ns(), ping = start, cycle_next = 0;
 	const struct duty_hooks hooks = { duty_count, duty_detach, duty_attach, duty_now, d };
 	struct profile prev, total;
 	int errors = 0;
@@ -238,7 +238,12 @@ static int serve(struct daemon *d, struct statedir *sd, const struct daemon_opts
 		 * (disk full) does not: a restart would not cure it, and the
 		 * metrics still answer; permscope_snapshot_errors_total says it.
 		 */
-		if (watchdog && now >= ping) {
+		/*
+		 * A window's attach or detach takes a while (the kernel's
+		 * ftrace updates and grace periods: 0.2 s here): ping before
+		 * it too, so that a short WatchdogSec is not missed meanwhile.
+		 */
+		if (watchdog && (now >= ping || now >= cycle_next)) {
 			sd_notify(0, "WATCHDOG=1");
 			ping = now + watchdog;
 		}
