@@ -44,19 +44,25 @@ static const struct host_spec {
 	const char *data, *instance, *job, *revision;
 	bool lost;
 	bool windowed; /* a daemon --duty-cycle 0.2/15: every family counted in windows */
+	unsigned int unsafe; /* access calls that skipped a needed override (a broken kernel) */
 } hosts[] = {
-	{ "sample-profile.json", "base-1", "base", REV_A, false, false },
-	{ "sample-profile.json", "base-2", "base", REV_A, false, false },
-	{ "compare-access-base.json", "access-1", "access", REV_A, false, false },
-	{ "compare-access-new.json", "access-2", "access", REV_A, false, false },
-	{ "compare-lookup-base.json", "lookup-1", "lookup", REV_A, false, false },
-	{ "compare-lookup-new.json", "lookup-2", "lookup", REV_B, false, false },
-	{ "sample-profile.json", "new-1", "new", REV_A, false, false },
-	{ "sample-profile.json", "new-lossy", "new", REV_A, true, false },
-	{ "sample-profile.json", "win-1", "windowed", REV_A, false, true },
-	{ "sample-profile.json", "win-2", "windowed", REV_A, false, true },
-	{ "sample-profile.json", "mixed-1", "mixed", REV_A, false, true },
-	{ "sample-profile.json", "mixed-2", "mixed", REV_A, false, false },
+	{ "sample-profile.json", "base-1", "base", REV_A, false, false, 0 },
+	{ "sample-profile.json", "base-2", "base", REV_A, false, false, 0 },
+	{ "compare-access-base.json", "access-1", "access", REV_A, false, false, 0 },
+	{ "compare-access-new.json", "access-2", "access", REV_A, false, false, 0 },
+	{ "compare-lookup-base.json", "lookup-1", "lookup", REV_A, false, false, 0 },
+	{ "compare-lookup-new.json", "lookup-2", "lookup", REV_B, false, false, 0 },
+	{ "sample-profile.json", "new-1", "new", REV_A, false, false, 0 },
+	{ "sample-profile.json", "new-lossy", "new", REV_A, true, false, 0 },
+	{ "sample-profile.json", "win-1", "windowed", REV_A, false, true, 0 },
+	{ "sample-profile.json", "win-2", "windowed", REV_A, false, true, 0 },
+	{ "sample-profile.json", "mixed-1", "mixed", REV_A, false, true, 0 },
+	{ "sample-profile.json", "mixed-2", "mixed", REV_A, false, false, 0 },
+	/* canaries of the faccessat-unsafe kind: a windowed daemon sees a sample of theirs */
+	{ "sample-profile.json", "unsafe-win-1", "unsafe-win", REV_A, false, true, 3 },
+	{ "sample-profile.json", "unsafe-win-2", "unsafe-win", REV_A, false, true, 2 },
+	{ "sample-profile.json", "unsafe-on-1", "unsafe-on", REV_A, false, false, 200 },
+	{ "sample-profile.json", "unsafe-on-2", "unsafe-on", REV_A, false, false, 180 },
 };
 /* what a windowed host watched in the minute: 4 windows of 0.2 s, 1 failed */
 static const struct observation windowed = { 200000000, 15000000000ULL, 800000000, 4, 1 };
@@ -156,6 +162,12 @@ static int fleet_setup(void **state)
 		if (hosts[i].lost) {
 			p->fam[FAMILY_ACCESS].lost_known = true;
 			family_add_lost(&p->fam[FAMILY_ACCESS], "access_tp", 7);
+		}
+		if (hosts[i].unsafe) { /* each with its latency, as the probes record it */
+			p->access.calls[ACCESS_UNSAFE] += hosts[i].unsafe;
+			p->access.latency[ACCESS_UNSAFE].slots[10] += hosts[i].unsafe;
+			p->access.latency[ACCESS_UNSAFE].count += hosts[i].unsafe;
+			p->access.latency[ACCESS_UNSAFE].sum += 1500ULL * hosts[i].unsafe;
 		}
 		for (int f = 0; hosts[i].windowed && f < FAMILY_COUNT; f++)
 			p->fam[f].observed = windowed;
@@ -574,6 +586,11 @@ static void gate_judges_sides_read_from_prometheus(void **state)
 	assert_contains(out_text, "PASS  access.fast_ratio");
 	assert_contains(out_text, "access.calls counts always on in the base profile but 0.2 s in "
 			"every 15 s in the new");
+	/* canaries that skip a needed override: the same FAIL, watched in windows or always */
+	assert_int_equal(gate("{job=\"base\"}", "{job=\"unsafe-on\"}", ps.url), 1);
+	assert_contains(out_text, "FAIL  access.unsafe  new 190  base 0  threshold == 0  hosts 2:2");
+	assert_int_equal(gate("{job=\"base\"}", "{job=\"unsafe-win\"}", ps.url), 1);
+	assert_contains(out_text, "FAIL  access.unsafe  new 2.5  base 0  threshold == 0  hosts 2:2");
 	/* a selector Prometheus rejects: its error, exit 4 */
 	assert_int_equal(gate("{job=~\"(\"}", "{job=\"base\"}", ps.url), 4);
 	assert_contains(err_text, "rejected the query");
