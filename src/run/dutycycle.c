@@ -56,7 +56,7 @@ int duty_cycle_parse(const char *arg, uint64_t *window_ns, uint64_t *period_ns, 
 	if (!slash || !parse_seconds(arg, slash - arg, &w) ||
 	    !parse_seconds(slash + 1, strlen(slash + 1), &p)) {
 		snprintf(why, len, "'%s' is not WINDOW/PERIOD in seconds (like %s), 'always' or "
-			 "'100%%'", printable(arg), DUTY_CYCLE_SUGGESTED);
+			 "'100%%'", printable(arg), DUTY_CYCLE_DEFAULT);
 		return -EINVAL;
 	}
 	if (w < DUTY_WINDOW_MIN_NS) {

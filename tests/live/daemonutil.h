@@ -93,8 +93,9 @@ static inline bool file_says(const char *path, const char *what, char **text)
 /*
  * Start `permscope daemon --families access,exec --comm COMM --listen
  * 127.0.0.1:0 --state-dir TMP/TAG --interval INTERVAL --duty-cycle=always
- * [EXTRA]` (EXTRA may be another --duty-cycle), and return once it serves
- * (it logs "listening on http://ADDR/metrics").
+ * [EXTRA]` (EXTRA may be another --duty-cycle; "" leaves the daemon its
+ * default cycle), and return once it serves (it logs "listening on
+ * http://ADDR/metrics").
  */
 static inline void daemon_start(struct daemon *d, const char *tag, const char *comm,
 			 const char *interval, const char *extra)
@@ -117,9 +118,9 @@ static inline void daemon_start(struct daemon *d, const char *tag, const char *c
 	argv[n++] = "--interval";
 	argv[n++] = (char *)interval;
 	/* every call, for the exact counts the tests assert, unless EXTRA sets a cycle */
-	if (!extra || strncmp(extra, "--duty-cycle", 12))
+	if (!extra || (*extra && strncmp(extra, "--duty-cycle", 12)))
 		argv[n++] = "--duty-cycle=always";
-	if (extra)
+	if (extra && *extra)
 		argv[n++] = (char *)extra;
 	argv[n] = NULL;
 	d->pid = spawn_to(argv, "/dev/null", d->err);
