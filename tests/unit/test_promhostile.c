@@ -162,6 +162,20 @@ static void set_unsafe(const char *query, json_t *answer, struct fakeprom_reply 
 			fakeprom_set_value(s, huge_value ? huge_value : bad_value);
 }
 
+/* new-2's seconds watched: bad_value. */
+static void set_observed(const char *query, json_t *answer, struct fakeprom_reply *r)
+{
+	size_t i;
+	json_t *s;
+
+	(void)r;
+	if (strncmp(query, "((permscope_observed_seconds_total", 34))
+		return;
+	fakeprom_foreach_sample(answer, i, s)
+		if (fakeprom_label_is(s, "instance", "new-2"))
+			fakeprom_set_value(s, bad_value);
+}
+
 /* The answers with permscope_lookup_* series dropped, as relabelling drops them. */
 static void drop_lookup(const char *query, json_t *answer, struct fakeprom_reply *r)
 {
@@ -301,6 +315,30 @@ static void a_value_that_is_no_count_is_named(void **state)
 	bad_value = "1";
 	assert_int_equal(gate(fp.url, "{job=\"base\"}", "{job=\"new\"}", NULL), 1);
 	assert_contains(out_text, "FAIL  access.unsafe");
+}
+
+/*
+ * What a host watched is read as strictly as its counts: seconds that are
+ * no number are named, and the side gets no verdict.
+ */
+static void seconds_watched_that_are_no_number_are_named(void **state)
+{
+	static const char *const values[] = { "NaN", "+Inf", "-1", "1e300", "soon" };
+
+	(void)state;
+	skip_without_server();
+	use(set_observed);
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		bad_value = values[i];
+		print_message("seconds \"%s\"\n", bad_value);
+		assert_int_equal(gate(fp.url, "{job=\"base\"}", "{job=\"new\"}", NULL), 3);
+		no_pass_line();
+		assert_contains(out_text, "host new-2: a value that is no number of seconds in "
+				"permscope_observed_seconds_total");
+	}
+	/* a control: a number of seconds is taken as such */
+	bad_value = "42";
+	assert_int_equal(gate(fp.url, "{job=\"base\"}", "{job=\"new\"}", NULL), 0);
 }
 
 /* Two hosts near 2^63 each: no wrap to a small sum that passes. */
@@ -508,6 +546,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unchanged_answers_pass),
 		cmocka_unit_test(a_value_that_is_no_count_is_named),
+		cmocka_unit_test(seconds_watched_that_are_no_number_are_named),
 		cmocka_unit_test(counts_past_what_is_exact_are_named),
 		cmocka_unit_test(warnings_make_an_answer_partial),
 		cmocka_unit_test(a_host_in_two_series_is_named),
