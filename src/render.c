@@ -118,6 +118,8 @@ static void unavailable_text(FILE *out, const struct family_result *r)
 /* A family's heading with its mode; false (after saying why) when it did not record. */
 static bool section(FILE *out, const char *title, const struct family_result *r)
 {
+	char watched[160];
+
 	fprintf(out, "\n%s", title);
 	if (r->status != FAMILY_OK) {
 		fputc('\n', out);
@@ -125,6 +127,9 @@ static bool section(FILE *out, const char *title, const struct family_result *r)
 		return false;
 	}
 	fprintf(out, "  [%s]\n", mode_name(r->mode));
+	/* a daemon's windows (--duty-cycle): its counts are of the seconds watched alone */
+	if (*family_watched_text(r, watched, sizeof(watched)))
+		fprintf(out, "  counted in windows: %s\n", watched);
 	return true;
 }
 
@@ -520,6 +525,11 @@ static json_t *family_json(const struct profile *p, enum family_id f)
 	if (r->status != FAMILY_OK)
 		return unavailable_json(r);
 	o = json_pack("{s:s}", "mode", mode_name(r->mode));
+	if (family_duty_cycled(r)) /* the seconds its counts are of, as in the profile */
+		json_object_set_new(o, "observed", json_pack("{s:f,s:f,s:f,s:I,s:I}", "window_s",
+			r->observed.window_ns / 1e9, "period_s", r->observed.period_ns / 1e9,
+			"seconds", r->observed.ns / 1e9, "windows", (json_int_t)r->observed.windows,
+			"failed_windows", (json_int_t)r->observed.failed));
 	/* What it could not count, by source; absent for a profile that predates it. */
 	if (r->lost_known) {
 		json_t *lost = json_object();

@@ -74,6 +74,28 @@ static void coarse_clock_is_said_in_text_and_json(void **state)
 	profile_free(&p);
 }
 
+/* A daemon's windowed family says, in text and JSON, what its counts are of. */
+static void windowed_counts_say_what_they_watched(void **state)
+{
+	struct profile p;
+	char *text;
+
+	(void)state;
+	load_sample(&p);
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_not_contains(text, "counted in windows");
+	free(text);
+	p.fam[FAMILY_ACCESS].observed = (struct observation){ 200000000, 30000000000ULL,
+							      600000000, 3, 0 };
+	text = render(&p, TEXT_SUMMARY, NULL);
+	assert_contains(text, "[fentry]\n  counted in windows: 0.6 s in 3 windows of 0.2 s every 30 s\n");
+	free(text);
+	text = render(&p, JSON, NULL);
+	assert_contains(text, "\"observed\": {\n        \"window_s\": 0.2,\n        \"period_s\": 30.0,");
+	free(text);
+	profile_free(&p);
+}
+
 static void check_golden(enum render_kind kind, const char *name)
 {
 	struct profile p;
@@ -447,6 +469,7 @@ int main(void)
 		cmocka_unit_test(csv_quotes_a_field_with_a_comma_or_a_quote),
 		cmocka_unit_test(text_lists_busiest_filesystem_first_with_its_main_reason),
 		cmocka_unit_test(header_names_the_filters),
+		cmocka_unit_test(windowed_counts_say_what_they_watched),
 	};
 
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
