@@ -29,6 +29,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -210,6 +211,80 @@ static inline void bcrypt_hash(const char *password, int cost, char *out, size_t
 /* ---- child processes ---------------------------------------------------- */
 
 /*
+ * The children started and not yet waited for: a test that fails between
+ * starting a daemon and stopping it leaves it running, and a daemon that
+ * goes on attaching and detaching its hooks would be seen by the tests
+ * after it (a link that comes and goes).  At exit, each one still ours (its
+ * parent is this process: a pid reaped elsewhere and reused by another
+ * program is not) gets SIGTERM, then SIGKILL a few seconds on.
+ */
+static pid_t testutil_children[256];
+
+static inline void testutil_forget_child(pid_t pid)
+{
+	for (size_t i = 0; i < sizeof(testutil_children) / sizeof(*testutil_children); i++)
+		if (testutil_children[i] == pid)
+			testutil_children[i] = 0;
+}
+
+static inline bool testutil_still_ours(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	int ppid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')))
+		sscanf(rp + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid == getpid();
+}
+
+static inline void testutil_stop_children(void)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(testutil_children) / sizeof(*testutil_children); i++)
+		if (testutil_children[i] && testutil_still_ours(testutil_children[i])) {
+			kill(testutil_children[i], SIGTERM);
+			any = true;
+		}
+	for (int t = 0; any && t < 50; t++) {
+		any = false;
+		for (size_t i = 0; i < sizeof(testutil_children) / sizeof(*testutil_children); i++) {
+			pid_t pid = testutil_children[i];
+
+			if (pid && waitpid(pid, NULL, WNOHANG) == 0)
+				any = true;
+			else
+				testutil_children[i] = 0;
+		}
+		if (any)
+			usleep(100000);
+	}
+	for (size_t i = 0; i < sizeof(testutil_children) / sizeof(*testutil_children); i++)
+		if (testutil_children[i] && testutil_still_ours(testutil_children[i])) {
+			kill(testutil_children[i], SIGKILL);
+			waitpid(testutil_children[i], NULL, 0);
+		}
+}
+
+static inline void testutil_remember_child(pid_t pid)
+{
+	static bool registered;
+
+	if (!registered)
+		registered = !atexit(testutil_stop_children);
+	for (size_t i = 0; i < sizeof(testutil_children) / sizeof(*testutil_children); i++)
+		if (!testutil_children[i]) {
+			testutil_children[i] = pid;
+			return;
+		}
+}
+
+/*
  * Starts argv[0] (a path: no shell, no $PATH search) with argv, stdin from
  * the file IN, stdout and stderr onto the descriptors OUT and ERR (-1: this
  * process's own).  Fails the test if the program cannot be started.
@@ -230,6 +305,7 @@ static inline pid_t testutil_spawn_io(char *const argv[], const char *in, int ou
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret)
 		fail_msg("cannot run %s: %s", argv[0], strerror(ret));
+	testutil_remember_child(pid);
 	return pid;
 }
 
@@ -276,6 +352,7 @@ static inline int wait_exit_status(pid_t pid)
 
 	while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
+	testutil_forget_child(pid);
 	if (got != pid)
 		fail_msg("waitpid %d: %s", (int)pid, strerror(errno));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
