@@ -1603,38 +1603,50 @@ static void check_verify_clean(int k, const char *mode, bool late_info)
 /* ---- load: many workers, every family, fentry and kprobe ---------------- */
 
 /*
+ * PREFIX-MODE on kernel K, a run of the load: the workload's own counts
+ * (PREFIX-MODE.txt) into C and the profile into P, each family (but lookup
+ * in tracepoint mode, which has no hook for it) counted in the mode MODE
+ * takes on K, and none lost in the default mode, on every kernel.
+ */
+static void load_run(int k, const char *prefix, const char *mode, struct load_counts *c,
+		     struct profile *p)
+{
+	const char *want = taken(k, mode);
+	char name[32], *text;
+
+	snprintf(name, sizeof(name), "%s-%s.txt", prefix, mode);
+	text = load_text(k, name);
+	if (!load_counts_parse(text, c))
+		fail_msg("%s: no 'load:' line in %s/%s:\n%s", kernels[k], results[k], name,
+			 text ? text : "(no file)");
+	free(text);
+	snprintf(name, sizeof(name), "%s-%s", prefix, mode);
+	load(k, name, p);
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		if (f == FAMILY_LOOKUP && !strcmp(mode, "tracepoint"))
+			continue;
+		if (p->fam[f].status != FAMILY_OK || strcmp(mode_name(p->fam[f].mode), want))
+			fail_msg("%s: %s: the %s family did not record in %s mode", kernels[k], name,
+				 family_name(f), want);
+		if (!strcmp(mode, "default") && family_lost_total(&p->fam[f]))
+			fail_msg("%s: %s in the default mode (%s) lost %llu %s events", kernels[k],
+				 name, want, (unsigned long long)family_lost_total(&p->fam[f]),
+				 family_name(f));
+	}
+}
+
+/*
  * load-MODE on kernel K holds the workload's own counts (load-MODE.txt):
  * exactly, or within what the tool says it lost.  tmpfs sees 8 MAY_EXEC
  * checks a stat of the base tree (its root, base, d1..d6).
  */
 static void check_load(int k, const char *mode)
 {
-	char name[32], label[64], *text;
+	char label[64];
 	struct load_counts c;
 	struct profile p;
 
-	snprintf(name, sizeof(name), "load-%s.txt", mode);
-	text = load_text(k, name);
-	if (!load_counts_parse(text, &c))
-		fail_msg("%s: no 'load:' line in %s/%s:\n%s", kernels[k], results[k], name,
-			 text ? text : "(no file)");
-	free(text);
-	snprintf(name, sizeof(name), "load-%s", mode);
-	load(k, name, &p);
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		const char *want = taken(k, mode);
-
-		if (f == FAMILY_LOOKUP && !strcmp(mode, "tracepoint"))
-			continue; /* no lookup hook in tracepoint mode: not recorded */
-		if (p.fam[f].status != FAMILY_OK || strcmp(mode_name(p.fam[f].mode), want))
-			fail_msg("%s: the %s family did not record in %s mode", kernels[k],
-				 family_name(f), want);
-		/* The default mode loses nothing, on every kernel. */
-		if (!strcmp(mode, "default") && family_lost_total(&p.fam[f]))
-			fail_msg("%s: load in the default mode (%s) lost %llu %s events", kernels[k],
-				 want, (unsigned long long)family_lost_total(&p.fam[f]),
-				 family_name(f));
-	}
+	load_run(k, "load", mode, &c, &p);
 	snprintf(label, sizeof(label), "%s %s", kernels[k], mode);
 	load_check_profile(&p, &c, strcmp(mode, "tracepoint") ? "tmpfs" : NULL, 8, label);
 	profile_free(&p);
@@ -1662,27 +1674,16 @@ static void load_of_more_tasks_than_cpus_is_counted_exactly_in_every_mode(void *
  */
 static void check_windows(int k, const char *mode)
 {
-	char name[32], *text;
 	struct load_counts c;
 	struct profile p;
 	const struct access_stats *a;
 	__u64 counted, enoent;
 
-	snprintf(name, sizeof(name), "windows-%s.txt", mode);
-	text = load_text(k, name);
-	if (!load_counts_parse(text, &c))
-		fail_msg("%s: no 'load:' line in %s/%s:\n%s", kernels[k], results[k], name,
-			 text ? text : "(no file)");
-	free(text);
-	snprintf(name, sizeof(name), "windows-%s", mode);
-	load(k, name, &p);
+	load_run(k, "windows", mode, &c, &p);
 	a = &p.access;
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		const struct observation *o = &p.fam[f].observed;
 
-		if (p.fam[f].status != FAMILY_OK || strcmp(mode_name(p.fam[f].mode), taken(k, mode)))
-			fail_msg("%s: the daemon's %s family did not count in %s mode", kernels[k],
-				 family_name(f), taken(k, mode));
 		if (o->window_ns != 1000000000ULL || o->period_ns != 2000000000ULL || !o->windows ||
 		    !o->ns || o->ns >= p.end_ns - p.start_ns)
 			fail_msg("%s %s: the %s family watched %llu ns in %llu windows of %llu ns every "
@@ -1690,13 +1691,9 @@ static void check_windows(int k, const char *mode)
 				 (unsigned long long)o->ns, (unsigned long long)o->windows,
 				 (unsigned long long)o->window_ns, (unsigned long long)o->period_ns,
 				 (unsigned long long)(p.end_ns - p.start_ns));
-		if (!strcmp(mode, "default") && family_lost_total(&p.fam[f]))
-			fail_msg("%s: the windowed daemon lost %llu %s events", kernels[k],
-				 (unsigned long long)family_lost_total(&p.fam[f]), family_name(f));
 	}
-	counted = a->calls[ACCESS_NEEDED] + a->calls[ACCESS_AVOIDABLE] + a->calls[ACCESS_FAST] +
-		  a->calls[ACCESS_UNSAFE];
-	enoent = p.exec.calls[EXEC_ENOENT_EARLY] + p.exec.calls[EXEC_ENOENT_LATE];
+	counted = profile_count(&p, FAMILY_ACCESS, A_CALLS);
+	enoent = profile_count(&p, FAMILY_EXEC, E_ENOENT);
 	print_message("  %s %s: made access %llu + %llu, exec %llu; counted access %llu (needed "
 		      "%llu, unsafe %llu), ENOENT %llu in %.2f s watched\n", kernels[k], mode, c.access,
 		      c.access_dropcap, c.exec_enoent, (unsigned long long)counted,
