@@ -136,24 +136,28 @@ static double mean_of(const double *x, size_t n)
 	return s.mean;
 }
 
+/* The schema row a metric of family `f` names (FAMILY.KEY[.../[fs]]), or -1. */
+static int metric_row(int f, const char *metric)
+{
+	const char *rest = metric + strlen(family_name(f)) + 1;
+	size_t len = strcspn(rest, ".[");
+	char key[64];
+
+	if (len >= sizeof(key))
+		return -1;
+	snprintf(key, sizeof(key), "%.*s", (int)len, rest);
+	return schema_row_index(f, key);
+}
+
 /*
  * Whether METRIC of family `f` counts something (a row that is no ratio,
  * no latency): a number that grows with the time watched.
  */
 static bool metric_is_count(int f, const char *metric)
 {
-	const char *rest = metric + strlen(family_name(f)) + 1;
-	size_t len = strcspn(rest, ".[");
-	char key[64];
-	int row;
+	int row = metric_row(f, metric);
 
-	if (strstr(metric, ".latency."))
-		return false;
-	if (len >= sizeof(key))
-		return true;
-	snprintf(key, sizeof(key), "%.*s", (int)len, rest);
-	row = schema_row_index(f, key);
-	return row < 0 || schema[f].rows[row].kind != ROW_RATIO;
+	return !strstr(metric, ".latency.") && (row < 0 || schema[f].rows[row].kind != ROW_RATIO);
 }
 
 /*
@@ -253,16 +257,11 @@ static bool family_gives_no_verdict(const struct rule *r, const struct profile *
 static bool share_of_nothing(const struct profile *p, int f, const char *metric)
 {
 	const struct family_schema *fs = &schema[f];
-	const char *rest = metric + strlen(family_name(f)) + 1, *bracket = strchr(rest, '[');
-	char key[64], fsname[128];
-	size_t len = strcspn(rest, ".[");
+	const char *bracket = strchr(metric + strlen(family_name(f)) + 1, '[');
+	char fsname[128];
 	uint64_t whole = 0;
-	int row;
+	int row = metric_row(f, metric);
 
-	if (len >= sizeof(key))
-		return false;
-	snprintf(key, sizeof(key), "%.*s", (int)len, rest);
-	row = schema_row_index(f, key);
 	if (row < 0 || fs->rows[row].kind != ROW_RATIO)
 		return false;
 	if (bracket && fs->per_fs) {
