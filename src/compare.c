@@ -10,6 +10,7 @@
 #include "bench_catalogue.h"
 #include "hist.h"
 #include "metrics.h"
+#include "render.h"
 #include "util.h"
 
 /* The place of a metric in its family's compare_shown list ("[]": any fs), or -1. */
@@ -424,18 +425,6 @@ static json_t *row_json(const struct compare *c, const struct compare_row *r)
 	return j;
 }
 
-/* A duty-cycled family's windows (profile-format.md's "observed"), or null. */
-static json_t *observed_json(const struct family_result *r)
-{
-	const struct observation *o = &r->observed;
-
-	if (r->status != FAMILY_OK || !family_duty_cycled(r))
-		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:I,s:I}", "window_s", o->window_ns / 1e9, "period_s",
-			 o->period_ns / 1e9, "seconds", o->ns / 1e9, "windows",
-			 (json_int_t)o->windows, "failed_windows", (json_int_t)o->failed);
-}
-
 int compare_json(FILE *out, const struct compare *c)
 {
 	json_t *fams = json_object(), *bench = json_array(), *root;
@@ -455,8 +444,8 @@ int compare_json(FILE *out, const struct compare *c)
 		fj = json_pack("{s:s,s:s,s:o}", "base_mode", family_state_text(rb),
 			       "new_mode", family_state_text(rn), "metrics", rows);
 		/* what each side's counts cover: null where every call counted */
-		json_object_set_new(fj, "base_observed", observed_json(rb));
-		json_object_set_new(fj, "new_observed", observed_json(rn));
+		json_object_set_new(fj, "base_observed", render_observed_json(rb) ?: json_null());
+		json_object_set_new(fj, "new_observed", render_observed_json(rn) ?: json_null());
 		if (rb->status == FAMILY_OK && rn->status == FAMILY_OK && (lat = hists_json(c, f)))
 			json_object_set_new(fj, "latency", lat);
 		json_object_set_new(fams, family_name(f), fj);

@@ -517,6 +517,17 @@ static json_t *fs_json(const struct profile *p, enum family_id f, size_t i)
 	return o;
 }
 
+json_t *render_observed_json(const struct family_result *r)
+{
+	const struct observation *o = &r->observed;
+
+	if (r->status != FAMILY_OK || !family_duty_cycled(r))
+		return NULL;
+	return json_pack("{s:f,s:f,s:f,s:I,s:I}", "window_s", o->window_ns / 1e9, "period_s",
+			 o->period_ns / 1e9, "seconds", o->ns / 1e9, "windows",
+			 (json_int_t)o->windows, "failed_windows", (json_int_t)o->failed);
+}
+
 static json_t *family_json(const struct profile *p, enum family_id f)
 {
 	const struct family_result *r = &p->fam[f];
@@ -525,11 +536,8 @@ static json_t *family_json(const struct profile *p, enum family_id f)
 	if (r->status != FAMILY_OK)
 		return unavailable_json(r);
 	o = json_pack("{s:s}", "mode", mode_name(r->mode));
-	if (family_duty_cycled(r)) /* the seconds its counts are of, as in the profile */
-		json_object_set_new(o, "observed", json_pack("{s:f,s:f,s:f,s:I,s:I}", "window_s",
-			r->observed.window_ns / 1e9, "period_s", r->observed.period_ns / 1e9,
-			"seconds", r->observed.ns / 1e9, "windows", (json_int_t)r->observed.windows,
-			"failed_windows", (json_int_t)r->observed.failed));
+	if (family_duty_cycled(r)) /* the seconds its counts are of */
+		json_object_set_new(o, "observed", render_observed_json(r));
 	/* What it could not count, by source; absent for a profile that predates it. */
 	if (r->lost_known) {
 		json_t *lost = json_object();

@@ -3,6 +3,7 @@
 #ifndef PERMSCOPE_RENDER_H
 #define PERMSCOPE_RENDER_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -21,6 +22,13 @@ enum output_format {
 void render_text(FILE *out, const struct profile *p, bool histograms);
 /* One JSON document, "permscope-report/1" (docs/report.md). */
 int render_json(FILE *out, const struct profile *p);
+/*
+ * What a windowed family's counts are of (daemon --duty-cycle), in the JSON
+ * of report, compare and gate: {window_s, period_s, seconds, windows,
+ * failed_windows}.  NULL for a family that counted every call, or did not
+ * record.
+ */
+json_t *render_observed_json(const struct family_result *r);
 /* family,subject,metric,value rows with a header line. */
 void render_csv(FILE *out, const struct profile *p);
 

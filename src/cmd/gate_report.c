@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "render.h"
 #include "util.h"
 
 /* json_string, never NULL: bytes that are not ASCII become '?'. */
@@ -101,20 +102,16 @@ static json_t *left_out_json(const struct rule_set *rs, const struct rule_result
  */
 static void observed_json(json_t *side, const struct profile *p)
 {
-	json_t *obs = NULL;
+	json_t *obs = NULL, *o;
 
 	for (int f = 0; f < FAMILY_COUNT; f++) {
-		const struct observation *o = &p->fam[f].observed;
-
-		if (p->fam[f].status != FAMILY_OK || !family_duty_cycled(&p->fam[f]))
+		if (!(o = render_observed_json(&p->fam[f])))
 			continue;
-		if (!obs && !(obs = json_object()))
+		if (!obs && !(obs = json_object())) {
+			json_decref(o);
 			return;
-		json_object_set_new(obs, family_name(f),
-				    json_pack("{s:f,s:f,s:f,s:I,s:I}", "window_s", o->window_ns / 1e9,
-					      "period_s", o->period_ns / 1e9, "seconds", o->ns / 1e9,
-					      "windows", (json_int_t)o->windows,
-					      "failed_windows", (json_int_t)o->failed));
+		}
+		json_object_set_new(obs, family_name(f), o);
 	}
 	if (obs)
 		json_object_set_new(side, "observed", obs);
