@@ -124,17 +124,11 @@ int promcover_gone(struct promreader *r)
 }
 
 
-/*
- * The sample's value as seconds (a gauge or a float counter): finite, not
- * negative, at most a century.  -1 when it is none.
- */
-static double sample_seconds(const struct promanswer_sample *s)
-{
-	char *end;
-	double v = strtod(s->value, &end);
+/* The queries of promcover_observed(), in its order (promside_query.part). */
+enum observed_part { OBS_SECONDS, OBS_WINDOWS, OBS_WINDOW, OBS_PERIOD };
 
-	return *end || end == s->value || !isfinite(v) || v < 0 || v > 3.2e9 ? -1 : v;
-}
+/* No daemon watched for a century, nor cycles that slowly. */
+#define OBSERVED_MAX_NS (3200000000ULL * 1000000000ULL)
 
 static int take_observed(struct promside_query *q, struct promsource_host *h,
 			 const struct promanswer_sample *s)
@@ -142,14 +136,13 @@ static int take_observed(struct promside_query *q, struct promsource_host *h,
 	const char *fname = promside_label(q, s, "family");
 	int f = fname ? family_by_name(fname) : -1;
 	struct observation *o;
-	double v = sample_seconds(s);
 	const char *outcome;
 	__u64 n;
 
 	if (f < 0)
 		return 0; /* a family this build does not know: none of its counts is read */
 	o = &h->profile.fam[f].observed;
-	if (q->part == 2) { /* permscope_observe_windows_total, counted or failed */
+	if (q->part == OBS_WINDOWS) { /* counted or failed */
 		if (promside_count(s, &n))
 			return promside_not_a_count(q, h, s, "not a count of windows");
 		outcome = promside_label(q, s, "outcome");
@@ -159,18 +152,19 @@ static int take_observed(struct promside_query *q, struct promsource_host *h,
 			o->failed = n;
 		return 0;
 	}
-	if (v < 0) {
+	/* seconds, as a latency sum is: a number, finite, not negative, into ns */
+	if (promside_sum(s, &n) || n > OBSERVED_MAX_NS) {
 		char val[4 * PROMANSWER_VALUE_MAX + 1];
 
 		return reasons_once(&h->why, "a value that is no number of seconds", " in %s: \"%s\"",
 				   q->series, escape_text(s->value, val, sizeof(val)));
 	}
-	if (q->part == 0)
-		o->ns = (uint64_t)llround(v * 1e9);
-	else if (q->part == 3)
-		o->window_ns = (uint64_t)llround(v * 1e9);
+	if (q->part == OBS_SECONDS)
+		o->ns = n;
+	else if (q->part == OBS_WINDOW)
+		o->window_ns = n;
 	else
-		o->period_ns = (uint64_t)llround(v * 1e9);
+		o->period_ns = n;
 	return 0;
 }
 
@@ -179,10 +173,10 @@ int promcover_observed(struct promreader *r)
 	static const struct {
 		const char *series, *fn; /* fn: a gauge's max over the window, else a count */
 	} part[] = {
-		{ "permscope_observed_seconds_total", NULL },
-		{ "permscope_duty_cycle_period_seconds", "max_over_time" },
-		{ "permscope_observe_windows_total", NULL },
-		{ "permscope_duty_cycle_window_seconds", "max_over_time" },
+		[OBS_SECONDS] = { "permscope_observed_seconds_total", NULL },
+		[OBS_WINDOWS] = { "permscope_observe_windows_total", NULL },
+		[OBS_WINDOW] = { "permscope_duty_cycle_window_seconds", "max_over_time" },
+		[OBS_PERIOD] = { "permscope_duty_cycle_period_seconds", "max_over_time" },
 	};
 	char promql[PROMREADER_QUERY_MAX];
 	int ret = 0;
