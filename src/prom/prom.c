@@ -281,7 +281,7 @@ static void observation_metrics(struct prom *pr, const struct profile *p)
 		for (int f = 0; f < FAMILY_COUNT; f++) {
 			const struct observation *o = &p->fam[f].observed;
 
-			if (p->fam[f].status != FAMILY_OK || !o->period_ns)
+			if (p->fam[f].status != FAMILY_OK || !family_duty_cycled(&p->fam[f]))
 				continue;
 			ls.n = 0;
 			prom_label(&ls, "family", family_name(f));
@@ -296,7 +296,7 @@ static void observation_metrics(struct prom *pr, const struct profile *p)
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		const struct observation *o = &p->fam[f].observed;
 
-		if (p->fam[f].status != FAMILY_OK || !o->period_ns)
+		if (p->fam[f].status != FAMILY_OK || !family_duty_cycled(&p->fam[f]))
 			continue;
 		ls.n = 0;
 		prom_label(&ls, "family", family_name(f));
