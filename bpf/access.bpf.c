@@ -13,6 +13,11 @@
  * (out of line on 6.1, 6.12 and 7.2: in their BTF), so every mode sees the
  * same calls.  Syscall tracepoints are kept to the mode that has nothing
  * else: attaching one puts every task on the syscall-work slow path.
+ *
+ * tests/vm/overhead's steps (bench_stop, bpf/filter.bpf.h): 1 the filter
+ * only, 2 the call's window in task storage (the allocation hook's too),
+ * 3 the cred read and the outcome counters; the whole adds the two clock
+ * reads and the latency histogram.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -69,7 +74,7 @@ static __always_inline int call_enter(int flags)
 	struct access_stats *s;
 	struct cred_view cred;
 
-	if (!observing || !task_wanted(bpf_get_current_pid_tgid()))
+	if (!observing || !task_wanted(bpf_get_current_pid_tgid()) || bench_stop == 1)
 		return 0;
 	call = this_call(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!call) {
@@ -78,8 +83,11 @@ static __always_inline int call_enter(int flags)
 			s->drops++;
 		return 0;
 	}
-	read_current_cred(&cred);
-	call->needed = access_needs_override(&cred, flags);
+	call->needed = 0;
+	if (bench_stop != 2) {
+		read_current_cred(&cred);
+		call->needed = access_needs_override(&cred, flags);
+	}
 	call->allocated = 0;
 	call->open = observing;
 	if (flags & PS_AT_EACCESS) {
@@ -87,7 +95,8 @@ static __always_inline int call_enter(int flags)
 		if (s)
 			s->eaccess++;
 	}
-	call->start_ns = bpf_ktime_get_ns();
+	if (!bench_stop)
+		call->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -108,19 +117,23 @@ static __noinline int sample_unsafe(void)
 
 static __always_inline int call_exit(void)
 {
-	struct access_call *call = this_call(0);
+	struct access_call *call;
 	struct access_stats *s;
 	enum access_outcome o;
-	__u64 delta;
+	__u64 delta = 0;
 	__u32 window;
 
+	if (bench_stop == 1)
+		return 0;
+	call = this_call(0);
 	if (!call || !call->open)
 		return 0;
 	window = call->open;
 	call->open = 0;
-	if (window != observing)
+	if (window != observing || bench_stop == 2)
 		return 0;
-	delta = bpf_ktime_get_ns() - call->start_ns;
+	if (!bench_stop)
+		delta = bpf_ktime_get_ns() - call->start_ns;
 	o = access_outcome(call->needed, call->allocated);
 	if (o == ACCESS_UNSAFE && emit_samples)
 		sample_unsafe();
@@ -128,15 +141,19 @@ static __always_inline int call_exit(void)
 	if (!s || o >= ACCESS_OUTCOMES)
 		return 0;
 	s->calls[o]++;
-	hist_add(&s->latency[o], delta);
+	if (!bench_stop)
+		hist_add(&s->latency[o], delta);
 	return 0;
 }
 
 /* A cred is being allocated by this thread: note it if a call is open. */
 static __always_inline void cred_allocated(void)
 {
-	struct access_call *call = this_call(0);
+	struct access_call *call;
 
+	if (bench_stop == 1)
+		return;
+	call = this_call(0);
 	if (call && call->open)
 		call->allocated = 1;
 }
@@ -229,9 +246,10 @@ int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /*
- * The floor of the call window in fentry and kprobe mode, for
- * tests/vm/overhead: the same hooks with empty programs, loaded in place
- * of the others only when PERMSCOPE_EMPTY_PROGRAMS is set.
+ * The floor of the family's hooks in fentry and kprobe mode, for
+ * tests/vm/overhead: the same hooks on do_faccessat() and prepare_creds()
+ * with empty programs, loaded in place of the others only when
+ * PERMSCOPE_EMPTY_PROGRAMS is set.
  */
 SEC("fentry/do_faccessat")
 int BPF_PROG(empty_fentry_do_faccessat)
@@ -253,6 +271,18 @@ int BPF_KPROBE(empty_kprobe_do_faccessat)
 
 SEC("kretprobe/do_faccessat")
 int BPF_KRETPROBE(empty_kretprobe_do_faccessat)
+{
+	return 0;
+}
+
+SEC("fentry/prepare_creds")
+int BPF_PROG(empty_fentry_prepare_creds)
+{
+	return 0;
+}
+
+SEC("kprobe/prepare_creds")
+int BPF_KPROBE(empty_kprobe_prepare_creds)
 {
 	return 0;
 }

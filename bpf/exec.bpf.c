@@ -13,6 +13,11 @@
  * in tracepoint mode only).  Syscall tracepoints are kept to the mode that
  * has nothing else: attaching one puts every task on the syscall-work slow
  * path.
+ *
+ * tests/vm/overhead's steps (bench_stop, bpf/filter.bpf.h): 1 the filter
+ * only, 2 the call's window in task storage (the allocation hook's too),
+ * 3 the outcome and errno counters; the whole adds the two clock reads and
+ * the latency histogram.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -62,7 +67,7 @@ static __always_inline int call_enter(void)
 	struct exec_stats *s;
 	__u32 zero = 0;
 
-	if (!observing || !task_wanted(bpf_get_current_pid_tgid()))
+	if (!observing || !task_wanted(bpf_get_current_pid_tgid()) || bench_stop == 1)
 		return 0;
 	call = this_call(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!call) {
@@ -73,7 +78,8 @@ static __always_inline int call_enter(void)
 	}
 	call->mm_allocated = 0;
 	call->open = observing;
-	call->start_ns = bpf_ktime_get_ns();
+	if (!bench_stop)
+		call->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -99,22 +105,26 @@ static __noinline int sample_enoent_late(long ret, __u64 latency_ns)
  */
 static __always_inline int call_exit(long ret)
 {
-	struct exec_call *call = this_call(0);
+	struct exec_call *call;
 	struct exec_stats *s;
 	enum exec_outcome o;
 	__u32 zero = 0;
-	__u64 delta;
+	__u64 delta = 0;
 	__u32 window;
 	long err = -ret;
 	__u8 mm;
 
+	if (bench_stop == 1)
+		return 0;
+	call = this_call(0);
 	if (!call || !call->open)
 		return 0;
 	window = call->open;
 	call->open = 0;
-	if (window != observing)
+	if (window != observing || bench_stop == 2)
 		return 0;
-	delta = bpf_ktime_get_ns() - call->start_ns;
+	if (!bench_stop)
+		delta = bpf_ktime_get_ns() - call->start_ns;
 	mm = call->mm_allocated;
 	if (ret == 0)
 		o = EXEC_OK;
@@ -130,7 +140,8 @@ static __always_inline int call_exit(long ret)
 		return 0;
 	s->calls[o]++;
 	s->mm_allocs += mm;
-	hist_add(&s->latency[o], delta);
+	if (!bench_stop)
+		hist_add(&s->latency[o], delta);
 	if (ret < 0) {
 		__u32 e = err < EXEC_ERRNO_MAX ? err : 0;
 
@@ -144,8 +155,11 @@ static __always_inline int call_exit(long ret)
 
 static __always_inline void mm_allocated(void)
 {
-	struct exec_call *call = this_call(0);
+	struct exec_call *call;
 
+	if (bench_stop == 1)
+		return;
+	call = this_call(0);
 	if (call && call->open)
 		call->mm_allocated = 1;
 }
@@ -247,9 +261,10 @@ int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /*
- * The floor of the call window in fentry and kprobe mode, for
- * tests/vm/overhead: the same hooks on execve() with empty programs,
- * loaded in place of the others only when PERMSCOPE_EMPTY_PROGRAMS is set.
+ * The floor of the family's hooks in fentry and kprobe mode, for
+ * tests/vm/overhead: the same hooks on execve() and mm_alloc() with empty
+ * programs, loaded in place of the others only when
+ * PERMSCOPE_EMPTY_PROGRAMS is set.
  */
 SEC("fentry/__x64_sys_execve")
 int BPF_PROG(empty_fentry_x64_sys_execve)
@@ -271,6 +286,18 @@ int BPF_KPROBE(empty_kprobe_x64_sys_execve)
 
 SEC("kretprobe/__x64_sys_execve")
 int BPF_KRETPROBE(empty_kretprobe_x64_sys_execve)
+{
+	return 0;
+}
+
+SEC("fentry/mm_alloc")
+int BPF_PROG(empty_fentry_mm_alloc)
+{
+	return 0;
+}
+
+SEC("kprobe/mm_alloc")
+int BPF_KPROBE(empty_kprobe_mm_alloc)
 {
 	return 0;
 }

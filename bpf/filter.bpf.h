@@ -31,6 +31,15 @@ const volatile bool filter_cgroup = false; /* only tasks in cgroup_wanted[0] or 
  */
 __u32 observing = 1;
 
+/*
+ * For tests/vm/overhead's breakdown only (PERMSCOPE_BENCH_STOP): where
+ * each family's programs stop, to see where the instructions go (each
+ * family says what its steps are); 0, always outside that measurement,
+ * runs them whole.  A constant after load: the verifier drops the steps
+ * not taken, so a whole run pays a load and a compare per step.
+ */
+const volatile __u32 bench_stop = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);

@@ -49,11 +49,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u64 realtime_offset_ns = 0;    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 
 /*
- * For tests/vm/overhead's breakdown only (PERMSCOPE_BENCH_STOP): stop a
- * SIP check after step 1 (the per-CPU value), 2 (the call site) or 3 (the
- * filesystem's counters); 0 runs it whole.
+ * bench_stop (bpf/filter.bpf.h): a SIP check stops after step 1 (the
+ * per-CPU value), 2 (the call site) or 3 (the filesystem's counters).
  */
-const volatile __u32 bench_stop = 0;
 
 /* A skip of an ineligible directory whose ctime is this recent is "racing". */
 #define RACE_WINDOW_S 2

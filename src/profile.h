@@ -58,6 +58,8 @@ struct family_result {
 	struct lost_count lost[MAX_LOST];
 	int nlost;
 	struct observation observed;
+	/* recorded with --lean: the rows it leaves out are absent for that, not for age */
+	bool lean;
 };
 
 /* lookup.ineligible_acl_not_cached[ + a 31-byte fs name + ] fits whole. */

@@ -329,6 +329,20 @@ static void read_family_stats(struct reader *r, json_t *fj, const char *path,
 	profile_sort_fs(p);
 }
 
+/* "lean": optional, true when recorded with --lean; false or missing: not. */
+static void read_lean(struct reader *r, json_t *fj, const char *path, struct family_result *res)
+{
+	json_t *v = json_object_get(fj, "lean");
+
+	if (r->failed || !v)
+		return;
+	if (!json_is_boolean(v)) {
+		fail(r, "%s.lean: expected a boolean, found %s", path, type_name(v));
+		return;
+	}
+	res->lean = json_is_true(v);
+}
+
 /* "lost": optional; a profile without it predates the reading of losses. */
 static void read_lost(struct reader *r, json_t *fj, const char *path, struct family_result *res)
 {
@@ -428,6 +442,7 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 			read_family_stats(r, fj, path, f, p);
 			read_lost(r, fj, path, res);
 			read_observed(r, fj, path, res);
+			read_lean(r, fj, path, res);
 		}
 	}
 }

@@ -142,6 +142,8 @@ char *profile_to_json(const struct profile *p)
 				json_object_set_new(fj, "lost", lost_to_json(r));
 			if (r->observed.ns || r->observed.period_ns)
 				json_object_set_new(fj, "observed", observed_to_json(&r->observed));
+			if (r->lean)
+				json_object_set_new(fj, "lean", json_true());
 		}
 		json_object_set_new(fams, family_name(f), fj);
 	}

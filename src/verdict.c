@@ -296,13 +296,23 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	/* bench.* metrics come from no family: nothing recorded them, nothing lost any */
 	if (f >= 0 && family_gives_no_verdict(r, base, new, f, res))
 		return 0;
-	/* A profile older than the counter says nothing about it: no verdict, not a 0. */
+	/*
+	 * A profile older than the counter, or recorded with --lean, says
+	 * nothing about it: no verdict, not a 0.
+	 */
 	if (metric_absent(base, r->metric) || metric_absent(new, r->metric)) {
 		bool b = metric_absent(base, r->metric), n = metric_absent(new, r->metric);
+		bool lean = f >= 0 && ((b && base->fam[f].lean) || (n && new->fam[f].lean));
 
-		snprintf(res->reason, sizeof(res->reason), "the %s predate%s the counter behind %s",
+		snprintf(res->reason, sizeof(res->reason), "the %s %s the counter behind %s",
 			 b && n ? "base and new profiles" : b ? "base profile" : "new profile",
-			 b && n ? "" : "s", r->metric);
+			 lean ? (b && n ? "do not count" : "does not count") :
+				(b && n ? "predate" : "predates"),
+			 r->metric);
+		if (lean)
+			snprintf(res->reason + strlen(res->reason),
+				 sizeof(res->reason) - strlen(res->reason),
+				 " (recorded with --lean)");
 		return 0;
 	}
 	/*

@@ -96,7 +96,7 @@ static const struct argp report_argp = {
 	"Sections: MAY_EXEC directory checks per filesystem (did skip: the lookup "
 	"fast path took it; would skip: the directory is eligible; the main reason "
 	"when it is not), the access and exec outcome tables and latency histograms "
-	"in log2 ns buckets [lo, hi).  A '-' is a counter the profile predates.\n\n"
+	"in log2 ns buckets [lo, hi).  A '-' is a counter the profile lacks (older than it, or recorded with --lean).\n\n"
 	"Examples:\n"
 	"  permscope report                         5 s of this machine\n"
 	"  permscope report -d 30 --families lookup\n"

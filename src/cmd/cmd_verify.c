@@ -138,6 +138,11 @@ int cmd_verify(int argc, char **argv)
 		pr_err("--pid and a command exclude each other (the command's own pid is followed)");
 		return EXIT_USAGE;
 	}
+	if (c.rec.probe.lean) {
+		pr_err("--lean: verify judges from complete recordings (record, report and the "
+		       "daemon take --lean)");
+		return EXIT_USAGE;
+	}
 	if (c.json_path && check_output_path(c.json_path))
 		return EXIT_USAGE;
 	if (!c.rec.command && !c.rec.duration_s)

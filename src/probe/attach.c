@@ -303,6 +303,16 @@ static int refused_everywhere(enum attach_mode m)
 	return 0;
 }
 
+/* Is program `name` one that --lean leaves out: one of lean_programs or its twin? */
+static bool lean_left_out(const struct family_ops *ops, const char *name)
+{
+	for (const char *const *l = ops->lean_programs; l && *l; l++)
+		if (!strcmp(name, *l) ||
+		    (has_prefix(name, *l) && !strcmp(name + strlen(*l), RDONLY_CAST_SUFFIX)))
+			return true;
+	return false;
+}
+
 static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 		      enum attach_mode m, struct attach_attempt *t)
 {
@@ -336,7 +346,8 @@ static void *try_mode(const struct family_ops *ops, const struct probe_opts *o,
 	bpf_object__for_each_program(prog, ops->object(skel))
 		bpf_program__set_autoload(prog, program_wanted(ops->object(skel),
 							       bpf_program__name(prog), m,
-							       o->filter_tasks));
+							       o->filter_tasks) &&
+					  !(o->lean && lean_left_out(ops, bpf_program__name(prog))));
 	/* For the test that fills it: a table of 8192 processes takes 8192 to fill. */
 	if (getenv("PERMSCOPE_TRACKED_ENTRIES"))
 		bpf_map__set_max_entries(ops->tracked(skel), atoi(getenv("PERMSCOPE_TRACKED_ENTRIES")));
@@ -535,6 +546,7 @@ struct family *family_start(enum family_id f, const struct probe_opts *o,
 	fam->ops = ops;
 	fam->skel = skel;
 	fam->follows_forks = o->filter_tasks;
+	fam->lean = o->lean;
 	if (o->samples && start_samples(fam, o->samples, res)) {
 		family_stop(fam);
 		return NULL;
@@ -617,6 +629,11 @@ int family_collect(struct family *fam, struct profile *p)
 	/* What the programs leave out to save instructions (filled rows). */
 	for (size_t i = 0; !err && i < profile_nstats(p, fam->id); i++)
 		schema_fill(fs, profile_stats(p, fam->id, i));
+	/* What --lean left out is not known, not 0. */
+	if (fam->lean) {
+		p->absent[fam->id] |= fam->ops->lean_absent;
+		res->lean = true;
+	}
 	/* A call the family could not follow (no task storage) is a loss. */
 	if (!err && fs->drops != NO_ROW)
 		family_add_lost(res, "no_task_storage", profile_count(p, fam->id, fs->drops));

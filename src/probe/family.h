@@ -17,6 +17,7 @@ struct sample_sink;
 struct family {
 	enum family_id id;
 	bool follows_forks; /* --pid, -- CMD: the `tracked` table can fill */
+	bool lean;          /* --lean: ops->lean_programs not loaded, their rows absent */
 	const struct family_ops *ops;
 	void *skel;
 	struct ring_buffer *rb; /* violation samples, when asked for */

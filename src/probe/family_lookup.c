@@ -85,9 +85,6 @@ static int lookup_configure(void *s, const struct probe_opts *o, enum attach_mod
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	skel->rodata->realtime_offset_ns = (rt.tv_sec - mono.tv_sec) * 1000000000ULL +
 					   rt.tv_nsec - mono.tv_nsec;
-	/* tests/vm/overhead's breakdown, step by step; never set otherwise */
-	if (getenv("PERMSCOPE_BENCH_STOP"))
-		skel->rodata->bench_stop = atoi(getenv("PERMSCOPE_BENCH_STOP"));
 	return 0;
 }
 
@@ -187,5 +184,18 @@ static int lookup_collect(void *s, struct profile *p)
 
 SKEL_GLUE(lookup)
 
+/*
+ * --lean: no program on inode_permission(), the hottest hook after
+ * security_inode_permission() itself (a second trampoline on every full
+ * check: docs/benchmarks.md has its price per kernel).  Only it counts
+ * ip_calls and first_check, and no_lsm_check is made from ip_calls.
+ */
+static const char *const lookup_lean_programs[] = {
+	"fentry_inode_permission", "kprobe_inode_permission", NULL,
+};
+
 const struct family_ops lookup_ops = FAMILY_OPS(lookup, .collect = lookup_collect,
-						.after_attach = lookup_after_attach);
+						.after_attach = lookup_after_attach,
+						.lean_programs = lookup_lean_programs,
+						.lean_absent = 1u << L_IP_CALLS | 1u << L_NO_LSM_CHECK |
+							       1u << L_FIRST_CHECK);

@@ -10,6 +10,7 @@
 
 #include <bpf/libbpf.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "kernel/ksyms.h"
 #include "probe/probe_opts.h"
@@ -38,6 +39,12 @@ struct family_ops {
 	const __u64 *(*samples_unsent)(void *skel);
 	/* The window its programs count in, 0 while paused (bpf/filter.bpf.h). */
 	__u32 *(*observing)(void *skel);
+	/*
+	 * What --lean leaves out: the programs (names, each with its twins,
+	 * NULL-terminated) and the rows only they count, absent then.
+	 */
+	const char *const *lean_programs;
+	uint32_t lean_absent;
 };
 
 /* Each family's glue; the engine's table finds them by enum family_id. */
@@ -51,7 +58,16 @@ PERMSCOPE_FAMILIES(FAMILY_OPS_DECL)
 	(skel)->rodata->filter_comm = (o)->filter_comm;                           \
 	(skel)->rodata->filter_cgroup = (o)->cgroup != NULL;                      \
 	memcpy((void *)(skel)->rodata->comm_wanted, (o)->comm, sizeof((o)->comm)); \
+	(skel)->rodata->bench_stop = bench_stop_from_env();                        \
 } while (0)
+
+/* tests/vm/overhead's step-by-step breakdown (bpf/filter.bpf.h); never set otherwise. */
+static inline __u32 bench_stop_from_env(void)
+{
+	const char *s = getenv("PERMSCOPE_BENCH_STOP");
+
+	return s ? (__u32)strtoul(s, NULL, 10) : 0;
+}
 
 /* Adapters from the typed skeleton API to struct family_ops. */
 #define SKEL_GLUE(x)                                                                   \

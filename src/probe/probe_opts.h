@@ -47,6 +47,12 @@ struct probe_opts {
 	int track[2];
 	int ntrack;
 	const struct sample_sink *samples; /* NULL: no samples (all but verify) */
+	/*
+	 * --lean: leave out the detail whose hooks cost the most per event
+	 * (each family's lean_programs, family_ops.h); its rows are absent
+	 * from the profile, never 0.
+	 */
+	bool lean;
 };
 
 #endif

@@ -524,6 +524,62 @@ static void a_counter_missing_from_an_older_profile_is_absent_not_zero(void **st
 	profile_free(&p);
 }
 
+/*
+ * A recording made with --lean: what it left out is absent (the metrics, the
+ * profile's keys), the profile says it was lean, and gate says that is why,
+ * not that the profile is old.
+ */
+static void what_lean_left_out_is_absent_and_said_to_be(void **state)
+{
+	static const char rules[] = "lookup.ip_calls >= 0\nlookup.did_skip >= 0\n";
+	uint32_t left_out = 1U << L_IP_CALLS | 1U << L_NO_LSM_CHECK | 1U << L_FIRST_CHECK;
+	struct profile p, q;
+	struct metric_list l;
+	struct rule_set rs;
+	struct rule_result res;
+	char err[512] = "", *text, *errors = NULL;
+	json_t *root, *lookup;
+
+	(void)state;
+	full_profile(&p);
+	full_profile(&q);
+	q.fam[FAMILY_LOOKUP].lean = true;
+	q.absent[FAMILY_LOOKUP] = left_out;
+	text = profile_to_json(&q);
+	root = parse(text);
+	lookup = json_object_get(json_object_get(root, "families"), "lookup");
+	assert_true(json_is_true(json_object_get(lookup, "lean")));
+	assert_null(json_object_get(json_object_get(json_object_get(lookup, "per_fs"), FS),
+				    "ip_calls"));
+	assert_non_null(json_object_get(json_object_get(json_object_get(lookup, "per_fs"), FS),
+					"did_skip"));
+	json_decref(root);
+	profile_free(&q);
+	if (profile_from_json(text, &q, err, sizeof(err)))
+		fail_msg("a lean profile: %s", err);
+	free(text);
+	assert_true(q.fam[FAMILY_LOOKUP].lean);
+	assert_false(p.fam[FAMILY_LOOKUP].lean);
+	assert_int_equal(q.absent[FAMILY_LOOKUP], left_out);
+	assert_int_equal(metrics_collect(&q, &l), 0);
+	assert_null(metrics_find(&l, "lookup.ip_calls"));
+	assert_null(metrics_find(&l, "lookup.no_lsm_check[" FS "]"));
+	assert_null(metrics_find(&l, "lookup.first_check"));
+	assert_non_null(metrics_find(&l, "lookup.did_skip_ratio"));
+	metrics_free(&l);
+
+	assert_int_equal(rules_parse(rules, strlen(rules), "t.rules", &rs, &errors), 0);
+	assert_int_equal(rule_evaluate(&rs.r[0], &p, &q, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+	assert_string_equal(res.reason, "the new profile does not count the counter behind "
+			    "lookup.ip_calls (recorded with --lean)");
+	assert_int_equal(rule_evaluate(&rs.r[1], &p, &q, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.verdict, VERDICT_PASS);
+	rules_free(&rs);
+	profile_free(&q);
+	profile_free(&p);
+}
+
 static void the_0x80_count_of_older_profiles_is_read_under_its_old_name(void **state)
 {
 	struct profile p, q;
@@ -659,6 +715,7 @@ int main(void)
 		cmocka_unit_test(filled_rows_are_computed_from_their_terms),
 		cmocka_unit_test(help_describes_every_row),
 		cmocka_unit_test(a_counter_missing_from_an_older_profile_is_absent_not_zero),
+		cmocka_unit_test(what_lean_left_out_is_absent_and_said_to_be),
 		cmocka_unit_test(the_0x80_count_of_older_profiles_is_read_under_its_old_name),
 		cmocka_unit_test(a_family_that_lost_events_says_so_everywhere),
 	};

@@ -149,11 +149,14 @@ if part lookup; then
 		done
 		STOP=
 		measure "lookup-$mode" --families lookup --mode $mode
+		# --lean: no program on inode_permission()
+		measure "lean-$mode" --families lookup --mode $mode --lean
 		# A process filter that excludes the workload: what everyone else pays.
 		measure "excluded-$mode" --families lookup --mode $mode --pid 1
 	done
 	# No --mode: what this kernel's default costs (its mode is in the profile).
 	measure lookup-default --families lookup
+	measure lean-default --families lookup --lean
 fi
 
 # access: N x access("/", R_OK) with root's default creds, per call.  The
@@ -171,6 +174,11 @@ if part access; then
 		if [ $mode != tracepoint ]; then
 			EMPTY=1 measure "access-empty-$mode" --families access --mode $mode
 			EMPTY=
+			# where the instructions go: stopped after step N (bpf/access.bpf.c)
+			for step in 1 2 3; do
+				STOP=$step measure "access-step$step-$mode" --families access --mode $mode
+			done
+			STOP=
 		fi
 		measure "access-$mode" --families access --mode $mode
 		measure "access-$mode-pid-out" --families access --mode $mode --pid 1
@@ -195,6 +203,11 @@ if part exec; then
 	for mode in fentry kprobe; do
 		EMPTY=1 measure "exec-empty-$mode" --families exec --mode $mode
 		EMPTY=
+		# where the instructions go: stopped after step N (bpf/exec.bpf.c)
+		for step in 1 2 3; do
+			STOP=$step measure "exec-step$step-$mode" --families exec --mode $mode
+		done
+		STOP=
 		measure "exec-$mode" --families exec --mode $mode
 	done
 	measure exec-fentry-pid-out --families exec --mode fentry --pid 1

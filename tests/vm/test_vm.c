@@ -215,6 +215,47 @@ static void check_lookup(int k, bool change, const char *fs)
 		profile_free(&p[v]);
 }
 
+/*
+ * --lean leaves out lookup's inode_permission() program: every count the
+ * check itself makes is the full recording's, to the unit, and what only
+ * that program counts is absent from the profile, not 0.
+ */
+static void lean_lookup_counts_the_same_checks_without_ip_calls(void **state)
+{
+	static const int left_out[] = { L_IP_CALLS, L_NO_LSM_CHECK, L_FIRST_CHECK };
+	struct profile full, lean;
+	const struct fs_result *f, *l;
+
+	(void)state;
+	for (int k = 0; k < KERNELS; k++) {
+		NEED(k);
+		load(k, "lookup-tmpfs-base", &full);
+		load(k, "lookup-tmpfs-lean", &lean);
+		assert_int_equal(lean.fam[FAMILY_LOOKUP].status, FAMILY_OK);
+		assert_int_equal(lean.fam[FAMILY_LOOKUP].mode, full.fam[FAMILY_LOOKUP].mode);
+		assert_int_equal(lean.fam[FAMILY_LOOKUP].nlost, 0);
+		f = fs_of(&full, "tmpfs");
+		l = fs_of(&lean, "tmpfs");
+		assert_int_equal(l->s.checks, 8 * n_stat);
+		assert_int_equal(l->s.checks, f->s.checks);
+		assert_int_equal(l->s.did_skip, f->s.did_skip);
+		assert_int_equal(l->s.would_skip, f->s.would_skip);
+		assert_int_equal(l->s.origin[LOOKUP_ORIGIN_WALK], f->s.origin[LOOKUP_ORIGIN_WALK]);
+		assert_int_equal(l->s.violations, 0);
+		/* the full recording counts them: what --lean gives up is real */
+		assert_true(f->s.ip_calls >= f->s.checks - f->s.did_skip);
+		for (size_t i = 0; i < sizeof(left_out) / sizeof(left_out[0]); i++) {
+			assert_false(full.absent[FAMILY_LOOKUP] & 1u << left_out[i]);
+			assert_true(lean.absent[FAMILY_LOOKUP] & 1u << left_out[i]);
+		}
+		print_message("  %s lean: checks %llu, did_skip %llu, ip_calls absent (full: %llu)\n",
+			      kernels[k], (unsigned long long)l->s.checks,
+			      (unsigned long long)l->s.did_skip, (unsigned long long)f->s.ip_calls);
+		profile_free(&full);
+		profile_free(&lean);
+	}
+}
+
 static const char *const debugfs_model[KERNELS] = { "voluntary", "voluntary", "lazy" };
 /* Without debugfs: 7.x on x86 still preempts; 6.x's PREEMPT_DYNAMIC cannot tell. */
 static const char *const bare_model[KERNELS] = { "unknown", "unknown", "full or lazy" };
@@ -1831,6 +1872,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sid_access_allocates_no_needless_cred),
 		cmocka_unit_test(sid_enoent_comes_before_the_mm),
 		cmocka_unit_test(sid_lookup_skips_exactly_the_eligible_directories),
+		cmocka_unit_test(lean_lookup_counts_the_same_checks_without_ip_calls),
 		cmocka_unit_test(bookworm_6_1_self_test_finds_no_fast_path),
 		cmocka_unit_test(trixie_6_12_self_test_finds_the_cred_skip_and_early_enoent_only),
 		cmocka_unit_test(sid_self_test_finds_all_three_fast_paths),

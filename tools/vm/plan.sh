@@ -89,6 +89,12 @@ for fs in tmpfs ext4 btrfs; do
 	done
 done
 
+# --lean: lookup without its inode_permission() program, the same stat loop
+# as lookup-tmpfs-base: the same counts, its three rows absent.
+if want lookup && grep -q " /mnt/tmpfs " /proc/mounts; then
+	rec lookup-tmpfs-lean lookup --lean -- $W stat "$N_STAT" /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file
+fi
+
 # four processes on two vCPUs, a d3 of 0750 among them, in the default mode,
 # fentry and kprobe; checks that are not path walks (chdir, access, refused ones);
 # a chmod racing the checks; filesystems that never opt in; a process busy
