@@ -345,7 +345,13 @@ void compare_text(FILE *out, const struct compare *c)
 			continue;
 		if (schema[f].per_fs)
 			skip_bars_text(out, c);
-		for (int o = 0; o < schema[f].nrows; o++) {
+		if (schema_has_latency(&schema[f]) && (rb->no_latency || rn->no_latency))
+			fprintf(out, "\n  latency: not measured on the %s (%s)\n",
+				rb->no_latency && rn->no_latency ? "base and new sides" :
+				rb->no_latency ? "base side" : "new side",
+				(rb->no_latency ? rb : rn)->lean ? "recorded with --lean" :
+				"its histograms are not known");
+		for (int o = 0; o < schema[f].nrows && !rb->no_latency && !rn->no_latency; o++) {
 			const struct schema_row *row = &schema[f].rows[o];
 			char t[64];
 
@@ -391,10 +397,13 @@ static json_t *hists_json(const struct compare *c, enum family_id f)
 	for (int i = 0; i < schema[f].nrows; i++) {
 		const struct schema_row *r = &schema[f].rows[i];
 
+		/* null: that side did not measure latency (--lean) */
 		if (r->kind == ROW_OUTCOME)
 			json_object_set_new(o, r->name, json_pack("{s:o,s:o}",
-				"base", hist_json(schema_hist(r, profile_stats(c->base, f, 0))),
-				"new", hist_json(schema_hist(r, profile_stats(c->new, f, 0)))));
+				"base", c->base->fam[f].no_latency ? json_null() :
+				hist_json(schema_hist(r, profile_stats(c->base, f, 0))),
+				"new", c->new->fam[f].no_latency ? json_null() :
+				hist_json(schema_hist(r, profile_stats(c->new, f, 0)))));
 	}
 	if (json_object_size(o))
 		return o;

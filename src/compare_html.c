@@ -232,8 +232,13 @@ void compare_html(FILE *out, const struct compare *c)
 		fputs("<h2>Latency histograms</h2>\n", out);
 		legend(out);
 	}
-	for (int f = 0; f < FAMILY_COUNT; f++)
-		for (int o = 0; o < schema[f].nrows; o++) {
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		bool known = !c->base->fam[f].no_latency && !c->new->fam[f].no_latency;
+
+		if (!known && recorded(c, f) && schema_has_latency(&schema[f]))
+			fprintf(out, "<p>%s: latency not measured on one side or both (--lean)</p>\n",
+				family_name(f));
+		for (int o = 0; o < schema[f].nrows && known; o++) {
 			const struct schema_row *r = &schema[f].rows[o];
 			char t[64];
 
@@ -243,6 +248,7 @@ void compare_html(FILE *out, const struct compare *c)
 			hist_svg(out, t, schema_hist(r, profile_stats(c->base, f, 0)),
 				 schema_hist(r, profile_stats(c->new, f, 0)));
 		}
+	}
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (c->base->fam[f].status == FAMILY_NOT_REQUESTED &&
 		    c->new->fam[f].status == FAMILY_NOT_REQUESTED)

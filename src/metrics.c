@@ -58,7 +58,7 @@ static int add_latency(struct metric_list *l, const char *prefix, const struct h
  * then each outcome's.  Absent rows give no metric.
  */
 static int stats_metrics(struct metric_list *l, const struct family_schema *fs,
-			 const void *stats, uint32_t absent, const char *sfx)
+			 const void *stats, uint32_t absent, bool latency, const char *sfx)
 {
 	char key[64], prefix[64];
 	struct hist h;
@@ -68,7 +68,7 @@ static int stats_metrics(struct metric_list *l, const struct family_schema *fs,
 		if (fs->rows[i].kind != ROW_ERRNOS && !schema_row_absent(fs, i, absent))
 			err = add(l, schema_value(fs, i, stats), "%s.%s%s", fs->name,
 				  schema_row_key(&fs->rows[i], key, sizeof(key)), sfx);
-	for (int i = 0; i < fs->nrows && !err; i++) {
+	for (int i = 0; i < fs->nrows && !err && latency; i++) {
 		const struct schema_row *r = &fs->rows[i];
 
 		if (r->kind != ROW_SUM || !r->latency || schema_row_absent(fs, i, absent))
@@ -78,7 +78,7 @@ static int stats_metrics(struct metric_list *l, const struct family_schema *fs,
 			 r->latency);
 		err = add_latency(l, prefix, &h);
 	}
-	for (int i = 0; i < fs->nrows && !err; i++) {
+	for (int i = 0; i < fs->nrows && !err && latency; i++) {
 		if (fs->rows[i].kind != ROW_OUTCOME || schema_row_absent(fs, i, absent))
 			continue;
 		snprintf(prefix, sizeof(prefix), "%s.%s", fs->name, fs->rows[i].name);
@@ -91,18 +91,19 @@ static int stats_metrics(struct metric_list *l, const struct family_schema *fs,
 static int family_metrics(const struct profile *p, enum family_id f, struct metric_list *l)
 {
 	const struct family_schema *fs = &schema[f];
+	const bool latency = !p->fam[f].no_latency;
 	union family_stats total = {0};
 	char sfx[FS_NAME_LEN + 3];
 	int err;
 
 	if (!fs->per_fs)
-		return stats_metrics(l, fs, profile_stats(p, f, 0), p->absent[f], "");
+		return stats_metrics(l, fs, profile_stats(p, f, 0), p->absent[f], latency, "");
 	for (size_t i = 0; i < p->nfs; i++)
 		counters_add(&total, profile_stats(p, f, i), fs->stats_size);
-	err = stats_metrics(l, fs, &total, p->absent[f], "");
+	err = stats_metrics(l, fs, &total, p->absent[f], latency, "");
 	for (size_t i = 0; i < p->nfs && !err; i++) {
 		snprintf(sfx, sizeof(sfx), "[%s]", p->fs[i].name);
-		err = stats_metrics(l, fs, profile_stats(p, f, i), p->absent[f], sfx);
+		err = stats_metrics(l, fs, profile_stats(p, f, i), p->absent[f], latency, sfx);
 	}
 	return err;
 }
@@ -221,6 +222,9 @@ bool metric_absent(const struct profile *p, const char *name)
 
 	if (f < 0 || p->fam[f].status != FAMILY_OK)
 		return false;
+	/* every latency, merged or an outcome's, when the histograms are not known */
+	if (p->fam[f].no_latency && strstr(name, ".latency."))
+		return true;
 	rest = name + strlen(family_name(f)) + 1;
 	len = strcspn(rest, ".[");
 	if (len >= sizeof(key))

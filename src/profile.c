@@ -246,6 +246,7 @@ static int profile_combine(struct profile *into, const struct profile *from, boo
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		into->absent[f] |= from->absent[f];
 		into->fam[f].lean |= from->fam[f].lean;
+		into->fam[f].no_latency |= from->fam[f].no_latency;
 		/* A loss known on every side adds up; one side not knowing makes it unknown. */
 		into->fam[f].lost_known &= from->fam[f].lost_known;
 		for (int i = 0; i < from->fam[f].nlost; i++)

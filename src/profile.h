@@ -58,8 +58,17 @@ struct family_result {
 	struct lost_count lost[MAX_LOST];
 	int nlost;
 	struct observation observed;
-	/* recorded with --lean: the rows it leaves out are absent for that, not for age */
+	/*
+	 * Recorded with --lean: the rows it leaves out (schema lean_absent) are
+	 * absent for that, not for age, and so are the latency histograms.
+	 */
 	bool lean;
+	/*
+	 * The latency histograms are not known (--lean, or a host whose
+	 * latency series are not in Prometheus): every latency metric is
+	 * absent, never the 0 of an empty histogram.
+	 */
+	bool no_latency;
 };
 
 /* lookup.ineligible_acl_not_cached[ + a 31-byte fs name + ] fits whole. */

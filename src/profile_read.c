@@ -229,7 +229,8 @@ static json_t *get_either(json_t *obj, const char *key, const char *was, const c
  * shape is an error.
  */
 static void read_stats(struct reader *r, json_t *obj, const char *path,
-		       const struct family_schema *fs, void *stats, uint32_t *absent)
+		       const struct family_schema *fs, void *stats, uint32_t *absent,
+		       bool *no_latency)
 {
 	char rpath[160], hpath[192];
 
@@ -267,6 +268,11 @@ static void read_stats(struct reader *r, json_t *obj, const char *path,
 				return;
 			}
 			*c = member_u64(r, v, rpath, "calls");
+			/* null: not measured (--lean), never an empty histogram */
+			if (json_is_null(json_object_get(v, "latency"))) {
+				*no_latency = true;
+				break;
+			}
 			snprintf(hpath, sizeof(hpath), "%s.latency", rpath);
 			read_hist(r, member(r, v, rpath, "latency", JSON_OBJECT), hpath,
 				  schema_hist(row, stats));
@@ -303,7 +309,8 @@ static void read_family_stats(struct reader *r, json_t *fj, const char *path,
 	char fpath[96];
 
 	if (!fs->per_fs) {
-		read_stats(r, fj, path, fs, profile_stats(p, f, 0), &p->absent[f]);
+		read_stats(r, fj, path, fs, profile_stats(p, f, 0), &p->absent[f],
+			   &p->fam[f].no_latency);
 		return;
 	}
 	obj = member(r, fj, path, "per_fs", JSON_OBJECT);
@@ -324,7 +331,7 @@ static void read_family_stats(struct reader *r, json_t *fj, const char *path,
 			fail(r, "out of memory");
 			return;
 		}
-		read_stats(r, v, fpath, fs, &res->s, &p->absent[f]);
+		read_stats(r, v, fpath, fs, &res->s, &p->absent[f], &p->fam[f].no_latency);
 	}
 	profile_sort_fs(p);
 }
@@ -443,6 +450,13 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 			read_lost(r, fj, path, res);
 			read_observed(r, fj, path, res);
 			read_lean(r, fj, path, res);
+			/* one outcome without latency: the family has none to compare */
+			for (size_t i = 0; res->no_latency && i < profile_nstats(p, f); i++)
+				for (int row = 0; row < schema[f].nrows; row++)
+					if (schema[f].rows[row].kind == ROW_OUTCOME)
+						memset(schema_hist(&schema[f].rows[row],
+								   profile_stats(p, f, i)),
+						       0, sizeof(struct hist));
 		}
 	}
 }

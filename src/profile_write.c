@@ -70,7 +70,8 @@ static json_t *sub_object(json_t *o, const char *key)
  * "origin"), then "outcomes" {NAME: {calls, latency}}, then "errno".
  * Absent rows are left out.
  */
-static json_t *stats_to_json(const struct family_schema *fs, const void *stats, uint32_t absent)
+static json_t *stats_to_json(const struct family_schema *fs, const void *stats, uint32_t absent,
+			     bool latency)
 {
 	static const enum row_kind order[] = { ROW_COUNT, ROW_OUTCOME, ROW_ERRNOS };
 	json_t *o = json_object();
@@ -94,7 +95,9 @@ static json_t *stats_to_json(const struct family_schema *fs, const void *stats, 
 				case ROW_OUTCOME:
 					json_object_set_new(sub_object(o, "outcomes"), r->name,
 						json_pack("{s:I,s:o}", "calls", (json_int_t)*v,
-							  "latency", hist_to_json(schema_hist(r, stats))));
+							  "latency", latency ?
+							  hist_to_json(schema_hist(r, stats)) :
+							  json_null()));
 					break;
 				default:
 					errs = sub_object(o, r->name);
@@ -110,14 +113,16 @@ static json_t *stats_to_json(const struct family_schema *fs, const void *stats, 
 static json_t *family_stats_to_json(const struct profile *p, enum family_id f)
 {
 	const struct family_schema *fs = &schema[f];
+	const bool latency = !p->fam[f].no_latency;
 	json_t *per_fs;
 
 	if (!fs->per_fs)
-		return stats_to_json(fs, profile_stats(p, f, 0), p->absent[f]);
+		return stats_to_json(fs, profile_stats(p, f, 0), p->absent[f], latency);
 	per_fs = json_object();
 	for (size_t i = 0; i < p->nfs; i++)
 		json_object_set_new(per_fs, p->fs[i].name,
-				    stats_to_json(fs, profile_stats(p, f, i), p->absent[f]));
+				    stats_to_json(fs, profile_stats(p, f, i), p->absent[f],
+						  latency));
 	return json_pack("{s:o}", "per_fs", per_fs);
 }
 

@@ -404,7 +404,10 @@ static void outcomes_text(FILE *out, const struct profile *p, enum family_id f, 
 	lost_text(out, &p->fam[f]);
 	if (!histograms)
 		return;
-	for (int i = 0; i < fs->nrows; i++) {
+	if (p->fam[f].no_latency)
+		fprintf(out, "\n  %s latency: not measured (%s)\n", fs->name,
+			p->fam[f].lean ? "recorded with --lean" : "its histograms are not known");
+	for (int i = 0; i < fs->nrows && !p->fam[f].no_latency; i++) {
 		const struct schema_row *r = &fs->rows[i];
 
 		if (r->kind != ROW_OUTCOME || hist_empty(schema_hist(r, stats)))
@@ -459,7 +462,8 @@ static json_t *unavailable_json(const struct family_result *r)
  * grouped ones in their object, errno counts by name; per-outcome latency
  * count and mean.
  */
-static json_t *stats_json(const struct family_schema *fs, const void *stats, uint32_t absent)
+static json_t *stats_json(const struct family_schema *fs, const void *stats, uint32_t absent,
+			  bool latency)
 {
 	json_t *o = json_object(), *lat = json_object();
 	char buf[16];
@@ -491,9 +495,10 @@ static json_t *stats_json(const struct family_schema *fs, const void *stats, uin
 		if (r->kind == ROW_OUTCOME) {
 			const struct hist *h = schema_hist(r, stats);
 
-			json_object_set_new(lat, r->name, json_pack("{s:o,s:f}",
-				"count", json_count(h->count),
-				"mean_ns", hist_mean(h)));
+			/* null: not measured (--lean), not an empty histogram */
+			json_object_set_new(lat, r->name, !latency ? json_null() :
+				json_pack("{s:o,s:f}", "count", json_count(h->count),
+					  "mean_ns", hist_mean(h)));
 		}
 	}
 	if (json_object_size(lat))
@@ -506,7 +511,8 @@ static json_t *stats_json(const struct family_schema *fs, const void *stats, uin
 /* A filesystem's rows, and which reason kept most of its checks from the fast path. */
 static json_t *fs_json(const struct profile *p, enum family_id f, size_t i)
 {
-	json_t *o = stats_json(&schema[f], profile_stats(p, f, i), p->absent[f]);
+	json_t *o = stats_json(&schema[f], profile_stats(p, f, i), p->absent[f],
+			       !p->fam[f].no_latency);
 	int why;
 
 	if (f != FAMILY_LOOKUP)
@@ -538,6 +544,8 @@ static json_t *family_json(const struct profile *p, enum family_id f)
 	o = json_pack("{s:s}", "mode", mode_name(r->mode));
 	if (family_duty_cycled(r)) /* the seconds its counts are of */
 		json_object_set_new(o, "observed", render_observed_json(r));
+	if (r->lean)
+		json_object_set_new(o, "lean", json_true());
 	/* What it could not count, by source; absent for a profile that predates it. */
 	if (r->lost_known) {
 		json_t *lost = json_object();
@@ -556,7 +564,8 @@ static json_t *family_json(const struct profile *p, enum family_id f)
 		json_object_set_new(o, "per_fs", per_fs);
 		return o;
 	}
-	stats = stats_json(&schema[f], profile_stats(p, f, 0), p->absent[f]);
+	stats = stats_json(&schema[f], profile_stats(p, f, 0), p->absent[f],
+			   !p->fam[f].no_latency);
 	json_object_update(o, stats);
 	json_decref(stats);
 	return o;
@@ -584,114 +593,4 @@ int render_json(FILE *out, const struct profile *p)
 	fputc('\n', out);
 	json_decref(root);
 	return ret;
-}
-
-/* ---- CSV ---------------------------------------------------------------- */
-
-/* RFC 4180: quote a field holding a comma, quote or line break. */
-static void csv_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void csv_row(FILE *out, const char *family, const char *subject, const char *metric,
-		    const char *value)
-{
-	csv_field(out, family);
-	fputc(',', out);
-	csv_field(out, subject);
-	fputc(',', out);
-	csv_field(out, metric);
-	fputc(',', out);
-	csv_field(out, value);
-	fputc('\n', out);
-}
-
-static void csv_u64(FILE *out, const char *family, const char *subject, const char *metric,
-		    __u64 v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu", ull(v));
-	csv_row(out, family, subject, metric, buf);
-}
-
-static bool csv_status(FILE *out, const struct profile *p, enum family_id f)
-{
-	const struct family_result *r = &p->fam[f];
-
-	csv_row(out, family_name(f), "", "mode", family_state_name(r));
-	for (int i = 0; i < r->nattempts && r->status != FAMILY_OK; i++)
-		csv_row(out, family_name(f), mode_name(r->attempts[i].mode), "why",
-			r->attempts[i].why);
-	for (int i = 0; i < r->nlost && r->status == FAMILY_OK; i++)
-		csv_u64(out, family_name(f), r->lost[i].what, "lost", r->lost[i].count);
-	return r->status == FAMILY_OK;
-}
-
-/*
- * One stats struct: an outcome gives SUBJECT=its name, "calls" and
- * "latency_sum_ns"; an errno count SUBJECT=its name, "errno_calls"; any
- * other row SUBJECT=`subject` (the filesystem, or "all").  An absent row
- * has an empty value.
- */
-static void stats_csv(FILE *out, const struct family_schema *fs, const void *stats,
-		      uint32_t absent, const char *subject)
-{
-	char key[64], buf[32];
-
-	for (int i = 0; i < fs->nrows; i++) {
-		const struct schema_row *r = &fs->rows[i];
-		const __u64 *v = schema_counter(r, stats);
-		bool gone = schema_row_absent(fs, i, absent);
-
-		switch (r->kind) {
-		case ROW_OUTCOME:
-			if (gone) {
-				csv_row(out, fs->name, r->name, "calls", "");
-				csv_row(out, fs->name, r->name, "latency_sum_ns", "");
-				break;
-			}
-			csv_u64(out, fs->name, r->name, "calls", *v);
-			csv_u64(out, fs->name, r->name, "latency_sum_ns", schema_hist(r, stats)->sum);
-			break;
-		case ROW_ERRNOS:
-			for (int e = 0; e < EXEC_ERRNO_MAX; e++)
-				if (v[e])
-					csv_u64(out, fs->name, errno_key(e, buf, sizeof(buf)),
-						"errno_calls", v[e]);
-			break;
-		default:
-			if (gone)
-				buf[0] = 0;
-			else
-				snprintf(buf, sizeof(buf), r->kind == ROW_RATIO ? "%.6f" : "%.0f",
-					 schema_value(fs, i, stats));
-			csv_row(out, fs->name, subject, schema_row_key(r, key, sizeof(key)), buf);
-		}
-	}
-}
-
-void render_csv(FILE *out, const struct profile *p)
-{
-	fputs("family,subject,metric,value\n", out);
-	for (int f = 0; f < FAMILY_COUNT; f++) {
-		if (!csv_status(out, p, f))
-			continue;
-		if (!schema[f].per_fs)
-			stats_csv(out, &schema[f], profile_stats(p, f, 0), p->absent[f], "all");
-		for (size_t i = 0; schema[f].per_fs && i < p->nfs; i++)
-			stats_csv(out, &schema[f], profile_stats(p, f, i), p->absent[f],
-				  p->fs[i].name);
-	}
 }

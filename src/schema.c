@@ -183,21 +183,23 @@ static const char *const exec_shown[] = {
  * rows_ is sized by its enum, so nrows is the enum's count.
  */
 #define ALL_MODES (BIT(MODE_FENTRY) | BIT(MODE_KPROBE) | BIT(MODE_TRACEPOINT))
-#define FAMILY(id_, name_, title_, modes_, per_fs_, st, rows_, shown_, events_, drops_) [id_] = { \
+#define FAMILY(id_, name_, title_, modes_, per_fs_, st, rows_, shown_, events_, drops_, lean_) \
+	[id_] = {                                                                     \
 	.id = (id_), .name = (name_), .title = (title_), .modes = (modes_),          \
 	.per_fs = (per_fs_), .stats_size = sizeof(st), .rows = (rows_),               \
 	.nrows = sizeof(rows_) / sizeof((rows_)[0]), .compare_shown = (shown_),       \
-	.events = (events_), .drops = (drops_) }
+	.events = (events_), .drops = (drops_), .lean_absent = (lean_) }
 
 const struct family_schema schema[FAMILY_COUNT] = {
 	/* No tracepoint sits on the permission-check path. */
 	FAMILY(FAMILY_LOOKUP, "lookup", "Lookup: MAY_EXEC checks on directories, per filesystem",
 	       BIT(MODE_FENTRY) | BIT(MODE_KPROBE), true, struct lookup_stats, lookup_rows,
-	       lookup_shown, L_CHECKS, NO_ROW),
+	       lookup_shown, L_CHECKS, NO_ROW,
+	       BIT(L_IP_CALLS) | BIT(L_NO_LSM_CHECK) | BIT(L_FIRST_CHECK)),
 	FAMILY(FAMILY_ACCESS, "access", "Access: faccessat cred override", ALL_MODES, false,
-	       struct access_stats, access_rows, access_shown, A_CALLS, A_DROPS),
+	       struct access_stats, access_rows, access_shown, A_CALLS, A_DROPS, 0),
 	FAMILY(FAMILY_EXEC, "exec", "Exec: execve outcomes and ENOENT", ALL_MODES, false,
-	       struct exec_stats, exec_rows, exec_shown, E_CALLS, E_DROPS),
+	       struct exec_stats, exec_rows, exec_shown, E_CALLS, E_DROPS, 0),
 };
 
 /* ---- names ---------------------------------------------------------------- */
@@ -406,9 +408,20 @@ void schema_fill(const struct family_schema *fs, void *stats)
 	}
 }
 
-void schema_settle(const struct family_schema *fs, void *stats)
+bool schema_has_latency(const struct family_schema *fs)
 {
-	for (int i = 0; i < fs->nrows; i++) {
+	for (int i = 0; i < fs->nrows; i++)
+		if (fs->rows[i].kind == ROW_OUTCOME)
+			return true;
+	return false;
+}
+
+void schema_settle(const struct family_schema *fs, void *stats, bool latency)
+{
+	for (int i = 0; !latency && i < fs->nrows; i++)
+		if (fs->rows[i].kind == ROW_OUTCOME)
+			memset(schema_hist(&fs->rows[i], stats), 0, sizeof(struct hist));
+	for (int i = 0; latency && i < fs->nrows; i++) {
 		const struct schema_row *r = &fs->rows[i];
 		struct hist *h;
 		__u64 n = 0;

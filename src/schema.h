@@ -143,6 +143,11 @@ struct family_schema {
 	 * whole namespace stays available to gate.
 	 */
 	const char *const *compare_shown;
+	/*
+	 * What --lean leaves out: these rows (absent then), and the latency
+	 * histograms of a family that has them (schema_has_latency()).
+	 */
+	uint32_t lean_absent;
 };
 
 extern const struct family_schema schema[FAMILY_COUNT];
@@ -205,9 +210,13 @@ void schema_latency(const struct family_schema *fs, uint32_t terms, const void *
  * counts an event in its OUTCOME's calls, a bucket and the histogram's
  * count one after the other, so a read can catch it in some but not yet
  * all.  The buckets decide: calls and count are set to their sum, and the
- * event in flight is in the next reading.
+ * event in flight is in the next reading.  Without `latency` (--lean: the
+ * programs count no histogram) the calls stand and the histograms are 0.
  */
-void schema_settle(const struct family_schema *fs, void *stats);
+void schema_settle(const struct family_schema *fs, void *stats, bool latency);
+
+/* Does the family keep latency histograms (has it OUTCOME rows)? */
+bool schema_has_latency(const struct family_schema *fs);
 
 /* Compute the filled COUNTs (struct schema_row's `fill`) of a reading of the maps. */
 void schema_fill(const struct family_schema *fs, void *stats);

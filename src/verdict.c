@@ -62,6 +62,22 @@ bool rule_compare(enum rule_op op, double new, double threshold)
 }
 
 
+/*
+ * Why profile p lacks `metric` of family f, when it is not its age: it was
+ * recorded with --lean, or its latency histograms are not known (a host
+ * whose latency series are not in Prometheus).  NULL: it predates it.
+ */
+static const char *absent_why(const struct profile *p, int f, const char *metric)
+{
+	if (f < 0)
+		return NULL;
+	if (p->fam[f].lean)
+		return "recorded with --lean";
+	if (p->fam[f].no_latency && strstr(metric, ".latency."))
+		return "its latency histograms are not known";
+	return NULL;
+}
+
 /* Append the names of `from` that `out` lacks. */
 static int append_unique(struct metric_list *out, const struct metric_list *from)
 {
@@ -302,17 +318,14 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 	 */
 	if (metric_absent(base, r->metric) || metric_absent(new, r->metric)) {
 		bool b = metric_absent(base, r->metric), n = metric_absent(new, r->metric);
-		bool lean = f >= 0 && ((b && base->fam[f].lean) || (n && new->fam[f].lean));
+		const char *why = b ? absent_why(base, f, r->metric) : NULL;
 
-		snprintf(res->reason, sizeof(res->reason), "the %s %s the counter behind %s",
+		if (!why && n)
+			why = absent_why(new, f, r->metric);
+		snprintf(res->reason, sizeof(res->reason), "the %s %s the counter behind %s%s%s%s",
 			 b && n ? "base and new profiles" : b ? "base profile" : "new profile",
-			 lean ? (b && n ? "do not count" : "does not count") :
-				(b && n ? "predate" : "predates"),
-			 r->metric);
-		if (lean)
-			snprintf(res->reason + strlen(res->reason),
-				 sizeof(res->reason) - strlen(res->reason),
-				 " (recorded with --lean)");
+			 why ? (b && n ? "lack" : "lacks") : (b && n ? "predate" : "predates"),
+			 r->metric, why ? " (" : "", why ? why : "", why ? ")" : "");
 		return 0;
 	}
 	/*

@@ -211,10 +211,12 @@ static const struct argp_option record_options[] = {
 	  "/sys/fs/cgroup/system.slice/UNIT.  "
 	  "With --pid, --comm or a command, a task must match them all", 0 },
 	{ "lean", OPT_LEAN, 0, 0,
-	  "Leave out the detail that costs the most per event: lookup's program on "
-	  "inode_permission(), a second hook on every full check, and with it ip_calls, "
-	  "no_lsm_check and first_check (absent from the profile and /metrics, never 0).  "
-	  "Every other count, the skips and the violations among them, stays exact", 0 },
+	  "Leave out the detail that costs the most per event: access's and exec's "
+	  "latency histograms (two clock reads a call), and lookup's program on "
+	  "inode_permission(), a second hook on every full check, with the ip_calls, "
+	  "no_lsm_check and first_check it counts.  They are then absent from the "
+	  "profile and /metrics, never 0; every other count, the skips and the "
+	  "violations among them, stays exact", 0 },
 	{ 0 },
 };
 

@@ -624,15 +624,16 @@ int family_collect(struct family *fam, struct profile *p)
 		stats = profile_stats(p, fam->id, 0);
 		memset(stats, 0, fs->stats_size);
 		err = percpu_sum(fam->ops->stats(fam->skel), &zero, stats, fs->stats_size);
-		schema_settle(fs, stats);
+		schema_settle(fs, stats, !(fam->lean && schema_has_latency(fs)));
 	}
 	/* What the programs leave out to save instructions (filled rows). */
 	for (size_t i = 0; !err && i < profile_nstats(p, fam->id); i++)
 		schema_fill(fs, profile_stats(p, fam->id, i));
 	/* What --lean left out is not known, not 0. */
 	if (fam->lean) {
-		p->absent[fam->id] |= fam->ops->lean_absent;
+		p->absent[fam->id] |= fs->lean_absent;
 		res->lean = true;
+		res->no_latency = schema_has_latency(fs);
 	}
 	/* A call the family could not follow (no task storage) is a loss. */
 	if (!err && fs->drops != NO_ROW)

@@ -188,7 +188,8 @@ SKEL_GLUE(lookup)
  * --lean: no program on inode_permission(), the hottest hook after
  * security_inode_permission() itself (a second trampoline on every full
  * check: docs/benchmarks.md has its price per kernel).  Only it counts
- * ip_calls and first_check, and no_lsm_check is made from ip_calls.
+ * ip_calls and first_check, and no_lsm_check is made from ip_calls: the
+ * schema's lean_absent.
  */
 static const char *const lookup_lean_programs[] = {
 	"fentry_inode_permission", "kprobe_inode_permission", NULL,
@@ -196,6 +197,4 @@ static const char *const lookup_lean_programs[] = {
 
 const struct family_ops lookup_ops = FAMILY_OPS(lookup, .collect = lookup_collect,
 						.after_attach = lookup_after_attach,
-						.lean_programs = lookup_lean_programs,
-						.lean_absent = 1u << L_IP_CALLS | 1u << L_NO_LSM_CHECK |
-							       1u << L_FIRST_CHECK);
+						.lean_programs = lookup_lean_programs);

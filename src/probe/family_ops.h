@@ -40,11 +40,11 @@ struct family_ops {
 	/* The window its programs count in, 0 while paused (bpf/filter.bpf.h). */
 	__u32 *(*observing)(void *skel);
 	/*
-	 * What --lean leaves out: the programs (names, each with its twins,
-	 * NULL-terminated) and the rows only they count, absent then.
+	 * The programs --lean leaves out (names, each with its twins,
+	 * NULL-terminated); the rows only they count are the schema's
+	 * lean_absent.
 	 */
 	const char *const *lean_programs;
-	uint32_t lean_absent;
 };
 
 /* Each family's glue; the engine's table finds them by enum family_id. */
@@ -91,7 +91,8 @@ static inline __u32 bench_stop_from_env(void)
 
 /*
  * x_configure() of a family whose tracepoint mode counts an allocation only
- * when its call_site lies in function FN's text (rodata LO and LEN).
+ * when its call_site lies in function FN's text (rodata LO and LEN), and
+ * whose latency histograms --lean leaves out (rodata count_latency).
  */
 #define ALLOC_SITE_CONFIGURE(x, fn, lo, len)                                         \
 	static int x##_configure(void *s, const struct probe_opts *o, enum attach_mode m, \
@@ -100,6 +101,7 @@ static inline __u32 bench_stop_from_env(void)
 		struct x##_bpf *skel = s;                                           \
                                                                                     \
 		SET_FILTER(skel, o);                                                \
+		skel->rodata->count_latency = !o->lean;                             \
 		if (m != MODE_TRACEPOINT)                                           \
 			return 0;                                                   \
 		return text_range(o, fn, (__u64 *)&skel->rodata->lo,                \

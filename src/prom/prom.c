@@ -147,7 +147,8 @@ static void outcome_metrics(struct prom *pr, const struct profile *p, enum famil
 	char name[128];
 	bool histogram;
 
-	for (int pass = 0; pass < 2; pass++) {
+	/* no histogram at all where latency was not measured (--lean), never an empty one */
+	for (int pass = 0; pass < (p->fam[f].no_latency ? 1 : 2); pass++) {
 		histogram = pass == 1;
 		if (histogram) {
 			prom_latency_name(f, name, sizeof(name));

@@ -62,6 +62,12 @@ struct promsource_host {
 	 * predates, which are then absent from the profile, never 0.
 	 */
 	uint32_t seen[FAMILY_COUNT];
+	/*
+	 * A latency _count series came for the family: without one (a daemon
+	 * run with --lean exports no histogram, relabelling may drop it) its
+	 * latency is not known, never the 0 of an empty histogram.
+	 */
+	bool latency_seen[FAMILY_COUNT];
 };
 
 struct promsource_side {

@@ -166,6 +166,8 @@ static int take_latency(struct promside_query *q, struct promsource_host *h,
 		return promside_not_a_count(q, h, s, why);
 	if (!(stats = promside_stats(q, h, s)))
 		return h->why.n ? 0 : PROMSOURCE_ENOMEM;
+	if (q->part == 2)
+		h->latency_seen[q->f] = true;
 	for (int row = 0; !ret && row < fs->nrows; row++) {
 		const struct schema_row *rw = &fs->rows[row];
 		struct hist *hs;
@@ -447,6 +449,10 @@ int promsource_read(struct promclient *c, const struct promsource_query *q,
 				     schema[f].rows[row].kind == ROW_OUTCOME) &&
 				    !(h->seen[f] & 1u << row))
 					p->absent[f] |= 1u << row;
+			/* its calls came, its latency did not: not measured, not 0 */
+			if (!none && p->fam[f].status == FAMILY_OK && schema_has_latency(&schema[f]) &&
+			    !h->latency_seen[f])
+				p->fam[f].no_latency = true;
 			if (none)
 				ret = reasons_add(&h->why, "the %s family ran (permscope_probe_attached) "
 						 "but none of its series is in Prometheus: absent, "

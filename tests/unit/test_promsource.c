@@ -45,24 +45,27 @@ static const struct host_spec {
 	bool lost;
 	bool windowed; /* a daemon --duty-cycle 0.2/15: every family counted in windows */
 	unsigned int unsafe; /* access calls that skipped a needed override (a broken kernel) */
+	bool lean; /* a daemon --lean: no latency histograms exported */
 } hosts[] = {
-	{ "sample-profile.json", "base-1", "base", REV_A, false, false, 0 },
-	{ "sample-profile.json", "base-2", "base", REV_A, false, false, 0 },
-	{ "compare-access-base.json", "access-1", "access", REV_A, false, false, 0 },
-	{ "compare-access-new.json", "access-2", "access", REV_A, false, false, 0 },
-	{ "compare-lookup-base.json", "lookup-1", "lookup", REV_A, false, false, 0 },
-	{ "compare-lookup-new.json", "lookup-2", "lookup", REV_B, false, false, 0 },
-	{ "sample-profile.json", "new-1", "new", REV_A, false, false, 0 },
-	{ "sample-profile.json", "new-lossy", "new", REV_A, true, false, 0 },
-	{ "sample-profile.json", "win-1", "windowed", REV_A, false, true, 0 },
-	{ "sample-profile.json", "win-2", "windowed", REV_A, false, true, 0 },
-	{ "sample-profile.json", "mixed-1", "mixed", REV_A, false, true, 0 },
-	{ "sample-profile.json", "mixed-2", "mixed", REV_A, false, false, 0 },
+	{ "sample-profile.json", "base-1", "base", REV_A, false, false, 0, false },
+	{ "sample-profile.json", "base-2", "base", REV_A, false, false, 0, false },
+	{ "compare-access-base.json", "access-1", "access", REV_A, false, false, 0, false },
+	{ "compare-access-new.json", "access-2", "access", REV_A, false, false, 0, false },
+	{ "compare-lookup-base.json", "lookup-1", "lookup", REV_A, false, false, 0, false },
+	{ "compare-lookup-new.json", "lookup-2", "lookup", REV_B, false, false, 0, false },
+	{ "sample-profile.json", "new-1", "new", REV_A, false, false, 0, false },
+	{ "sample-profile.json", "new-lossy", "new", REV_A, true, false, 0, false },
+	{ "sample-profile.json", "win-1", "windowed", REV_A, false, true, 0, false },
+	{ "sample-profile.json", "win-2", "windowed", REV_A, false, true, 0, false },
+	{ "sample-profile.json", "mixed-1", "mixed", REV_A, false, true, 0, false },
+	{ "sample-profile.json", "mixed-2", "mixed", REV_A, false, false, 0, false },
 	/* canaries of the faccessat-unsafe kind: a windowed daemon sees a sample of theirs */
-	{ "sample-profile.json", "unsafe-win-1", "unsafe-win", REV_A, false, true, 3 },
-	{ "sample-profile.json", "unsafe-win-2", "unsafe-win", REV_A, false, true, 2 },
-	{ "sample-profile.json", "unsafe-on-1", "unsafe-on", REV_A, false, false, 200 },
-	{ "sample-profile.json", "unsafe-on-2", "unsafe-on", REV_A, false, false, 180 },
+	{ "sample-profile.json", "unsafe-win-1", "unsafe-win", REV_A, false, true, 3, false },
+	{ "sample-profile.json", "unsafe-win-2", "unsafe-win", REV_A, false, true, 2, false },
+	{ "sample-profile.json", "unsafe-on-1", "unsafe-on", REV_A, false, false, 200, false },
+	{ "sample-profile.json", "unsafe-on-2", "unsafe-on", REV_A, false, false, 180, false },
+	{ "sample-profile.json", "lean-1", "lean", REV_A, false, false, 0, true },
+	{ "sample-profile.json", "lean-2", "lean", REV_A, false, false, 0, true },
 };
 /* what a windowed host watched in the minute: 4 windows of 0.2 s, 1 failed */
 static const struct observation windowed = { 200000000, 15000000000ULL, 800000000, 4, 1 };
@@ -171,6 +174,9 @@ static int fleet_setup(void **state)
 		}
 		for (int f = 0; hosts[i].windowed && f < FAMILY_COUNT; f++)
 			p->fam[f].observed = windowed;
+		for (int f = 0; hosts[i].lean && f < FAMILY_COUNT; f++)
+			if (schema_has_latency(&schema[f]))
+				p->fam[f].lean = p->fam[f].no_latency = true;
 		snprintf(copy, sizeof(copy), "%s/%s.json", tmpdir, hosts[i].instance);
 		snprintf(om, sizeof(om), "%s/%s.om", tmpdir, hosts[i].instance);
 		assert_int_equal(profile_write(p, copy), 0);
@@ -294,7 +300,9 @@ static void same_counts(const struct profile *want, const struct profile *got, c
 					fail_msg("%s: %s.%s: %llu, want %llu", who, fs->name, r->name,
 						 (unsigned long long)*schema_counter(r, g),
 						 (unsigned long long)*schema_counter(r, w));
-				if (r->kind != ROW_OUTCOME)
+				/* its latency comes back unknown, never an empty histogram */
+				assert_int_equal(got->fam[f].no_latency, want->fam[f].no_latency);
+				if (r->kind != ROW_OUTCOME || want->fam[f].no_latency)
 					continue;
 				for (unsigned int s = 0; s < HIST_SLOTS - 1; s++)
 					if ((PROM_BUCKETS_DEFAULT & 1ULL << s) &&
@@ -353,6 +361,12 @@ static void each_host_comes_back_as_its_profile(void **state)
 	promsource_side_free(&side);
 	side_comes_back("access", 2, &side);
 	assert_true(promsource_judgeable(&side));
+	promsource_side_free(&side);
+	side_comes_back("lean", 2, &side);
+	assert_true(promsource_judgeable(&side));
+	assert_true(side.hosts[0].profile.fam[FAMILY_ACCESS].no_latency);
+	assert_true(side.hosts[0].profile.fam[FAMILY_EXEC].no_latency);
+	assert_false(side.hosts[0].profile.fam[FAMILY_LOOKUP].no_latency);
 	promsource_side_free(&side);
 	/* lookup-2 runs another build: both hosts whole, the side not judged */
 	side_comes_back("lookup", 2, &side);
@@ -591,6 +605,18 @@ static void gate_judges_sides_read_from_prometheus(void **state)
 	assert_contains(out_text, "FAIL  access.unsafe  new 190  base 0  threshold == 0  hosts 2:2");
 	assert_int_equal(gate("{job=\"base\"}", "{job=\"unsafe-win\"}", ps.url), 1);
 	assert_contains(out_text, "FAIL  access.unsafe  new 2.5  base 0  threshold == 0  hosts 2:2");
+	/*
+	 * daemons run with --lean export no latency: their calls judge as
+	 * before, a latency rule has no verdict, never one on an empty histogram
+	 */
+	if (gate("{job=\"base\"}", "{job=\"lean\"}", ps.url) != 0)
+		fail_msg("%s%s", out_text, err_text);
+	assert_int_equal(gate_rules("{job=\"base\"}", "{job=\"lean\"}", ps.url,
+				    "access.fast_ratio >= base - 0.01\n"
+				    "access.latency.p50 <= base * 1.1\n"), 3);
+	assert_contains(out_text, "PASS  access.fast_ratio");
+	assert_contains(out_text, "the new profile lacks the counter behind access.latency.p50 "
+			"(its latency histograms are not known)");
 	/* a selector Prometheus rejects: its error, exit 4 */
 	assert_int_equal(gate("{job=~\"(\"}", "{job=\"base\"}", ps.url), 4);
 	assert_contains(err_text, "rejected the query");

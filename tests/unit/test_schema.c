@@ -571,11 +571,64 @@ static void what_lean_left_out_is_absent_and_said_to_be(void **state)
 	assert_int_equal(rules_parse(rules, strlen(rules), "t.rules", &rs, &errors), 0);
 	assert_int_equal(rule_evaluate(&rs.r[0], &p, &q, &res, err, sizeof(err)), 0);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
-	assert_string_equal(res.reason, "the new profile does not count the counter behind "
+	assert_string_equal(res.reason, "the new profile lacks the counter behind "
 			    "lookup.ip_calls (recorded with --lean)");
 	assert_int_equal(rule_evaluate(&rs.r[1], &p, &q, &res, err, sizeof(err)), 0);
 	assert_int_equal(res.verdict, VERDICT_PASS);
 	rules_free(&rs);
+	profile_free(&q);
+
+	/* access and exec: no latency, each outcome's is null; the calls are there */
+	full_profile(&q);
+	q.fam[FAMILY_ACCESS].lean = q.fam[FAMILY_ACCESS].no_latency = true;
+	text = profile_to_json(&q);
+	root = parse(text);
+	assert_true(json_is_null(json_object_get(json_object_get(json_object_get(json_object_get(
+		json_object_get(root, "families"), "access"), "outcomes"), "fast"), "latency")));
+	json_decref(root);
+	profile_free(&q);
+	if (profile_from_json(text, &q, err, sizeof(err)))
+		fail_msg("a lean access family: %s", err);
+	free(text);
+	assert_true(q.fam[FAMILY_ACCESS].no_latency);
+	assert_false(q.fam[FAMILY_EXEC].no_latency);
+	assert_int_equal(q.access.calls[ACCESS_FAST], p.access.calls[ACCESS_FAST]);
+	assert_int_equal(q.access.latency[ACCESS_FAST].count, 0);
+	assert_int_equal(metrics_collect(&q, &l), 0);
+	assert_null(metrics_find(&l, "access.latency.p50"));
+	assert_null(metrics_find(&l, "access.fast.latency.p99"));
+	assert_non_null(metrics_find(&l, "access.fast"));
+	assert_non_null(metrics_find(&l, "exec.latency.p50"));
+	metrics_free(&l);
+	assert_true(metric_absent(&q, "access.latency.p50"));
+	assert_true(metric_absent(&q, "access.needed.latency.mean"));
+	assert_false(metric_absent(&q, "access.fast"));
+	{
+		static const char lat[] = "access.latency.p50 <= base * 1.1\n";
+
+		assert_int_equal(rules_parse(lat, strlen(lat), "t.rules", &rs, &errors), 0);
+		assert_int_equal(rule_evaluate(&rs.r[0], &q, &p, &res, err, sizeof(err)), 0);
+		assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
+		assert_string_equal(res.reason, "the base profile lacks the counter behind "
+				    "access.latency.p50 (recorded with --lean)");
+		rules_free(&rs);
+	}
+	/* report: "not measured" in text, null in JSON, an empty CSV value */
+	text = render(&q, REPORT_TEXT);
+	assert_non_null(strstr(text, "access latency: not measured (recorded with --lean)"));
+	assert_null(strstr(text, "access latency, outcome"));
+	free(text);
+	text = render(&q, REPORT_JSON);
+	root = parse(text);
+	assert_true(json_is_true(json_object_get(family_object(root, FAMILY_ACCESS), "lean")));
+	assert_true(json_is_null(json_object_get(json_object_get(family_object(root, FAMILY_ACCESS),
+								 "latency"), "fast")));
+	json_decref(root);
+	free(text);
+	text = render(&q, REPORT_CSV);
+	assert_non_null(strstr(text, "\naccess,fast,latency_sum_ns,\n"));
+	assert_null(strstr(text, "\nexec,ok,latency_sum_ns,\n"));
+	free(text);
 	profile_free(&q);
 	profile_free(&p);
 }
@@ -689,7 +742,7 @@ static void a_reading_caught_mid_event_is_settled_by_its_buckets(void **state)
 	a.latency[ACCESS_NEEDED].slots[9] = 3;
 	a.latency[ACCESS_NEEDED].count = 3;
 	a.eaccess = 7;
-	schema_settle(&schema[FAMILY_ACCESS], &a);
+	schema_settle(&schema[FAMILY_ACCESS], &a, true);
 	assert_int_equal(a.calls[ACCESS_FAST], 6);
 	assert_int_equal(a.latency[ACCESS_FAST].count, 6);
 	assert_int_equal(a.calls[ACCESS_NEEDED], 3);
@@ -697,8 +750,16 @@ static void a_reading_caught_mid_event_is_settled_by_its_buckets(void **state)
 	assert_int_equal(a.eaccess, 7); /* counters of their own are left alone */
 
 	e.calls[EXEC_OK] = 1;
-	schema_settle(&schema[FAMILY_EXEC], &e);
+	schema_settle(&schema[FAMILY_EXEC], &e, true);
 	assert_int_equal(e.calls[EXEC_OK], 0);
+
+	/* --lean counts no histogram: the calls stand, the histograms stay 0 */
+	e.calls[EXEC_OK] = 4;
+	e.latency[EXEC_OK].slots[2] = 1;
+	schema_settle(&schema[FAMILY_EXEC], &e, false);
+	assert_int_equal(e.calls[EXEC_OK], 4);
+	assert_int_equal(e.latency[EXEC_OK].slots[2], 0);
+	assert_int_equal(e.latency[EXEC_OK].count, 0);
 }
 
 int main(void)

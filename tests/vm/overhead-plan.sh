@@ -181,6 +181,7 @@ if part access; then
 			STOP=
 		fi
 		measure "access-$mode" --families access --mode $mode
+		[ $mode = tracepoint ] || measure "access-lean-$mode" --families access --mode $mode --lean
 		measure "access-$mode-pid-out" --families access --mode $mode --pid 1
 		measure "access-$mode-comm-out" --families access --mode $mode --comm no-such-task
 		measure "access-$mode-cgroup-out" --families access --mode $mode --cgroup "$CG"
@@ -189,6 +190,7 @@ if part access; then
 		RUN="$W time-access $NA /"
 	done
 	measure access-default --families access
+	measure access-lean-default --families access --lean
 fi
 
 # exec: N failing execve()s of a path that does not exist (the $PATH
@@ -209,10 +211,12 @@ if part exec; then
 		done
 		STOP=
 		measure "exec-$mode" --families exec --mode $mode
+		measure "exec-lean-$mode" --families exec --mode $mode --lean
 	done
 	measure exec-fentry-pid-out --families exec --mode fentry --pid 1
 	measure exec-tracepoint --families exec --mode tracepoint
 	measure exec-default --families exec
+	measure exec-lean-default --families exec --lean
 fi
 
 # tax: what an unrelated syscall pays while a family records: N stat()s of

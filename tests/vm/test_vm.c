@@ -256,6 +256,53 @@ static void lean_lookup_counts_the_same_checks_without_ip_calls(void **state)
 	}
 }
 
+/*
+ * --lean reads no clock in access and exec: the outcomes are the full
+ * recordings' to the call (default creds and a cleared capability for
+ * access, missing paths for exec), the latency is not known, not 0.
+ */
+static void lean_access_and_exec_count_the_same_outcomes_without_latency(void **state)
+{
+	(void)state;
+	for (int k = 0; k < KERNELS; k++) {
+		struct profile a, d, c, e, m;
+
+		NEED(k);
+		load(k, "access-lean", &a);
+		load(k, "access-default-default", &d);
+		load(k, "access-dropcap-default", &c);
+		load(k, "exec-lean", &e);
+		load(k, "exec-missing-default", &m);
+		assert_true(a.fam[FAMILY_ACCESS].lean && a.fam[FAMILY_ACCESS].no_latency);
+		assert_true(e.fam[FAMILY_EXEC].lean && e.fam[FAMILY_EXEC].no_latency);
+		assert_false(d.fam[FAMILY_ACCESS].no_latency);
+		assert_int_equal(a.fam[FAMILY_ACCESS].mode, d.fam[FAMILY_ACCESS].mode);
+		assert_int_equal(a.fam[FAMILY_ACCESS].nlost, 0);
+		for (int o = 0; o < ACCESS_OUTCOMES; o++) {
+			assert_int_equal(a.access.calls[o], d.access.calls[o] + c.access.calls[o]);
+			assert_int_equal(a.access.latency[o].count, 0);
+		}
+		assert_int_equal(sum(a.access.calls, ACCESS_OUTCOMES), 2 * n_access);
+		for (int o = 0; o < EXEC_OUTCOMES; o++) {
+			assert_int_equal(e.exec.calls[o], m.exec.calls[o]);
+			assert_int_equal(e.exec.latency[o].count, 0);
+		}
+		assert_int_equal(e.exec.mm_allocs, m.exec.mm_allocs);
+		print_message("  %s lean: access fast %llu needed %llu avoidable %llu, exec enoent "
+			      "%llu early %llu late, no latency\n", kernels[k],
+			      (unsigned long long)a.access.calls[ACCESS_FAST],
+			      (unsigned long long)a.access.calls[ACCESS_NEEDED],
+			      (unsigned long long)a.access.calls[ACCESS_AVOIDABLE],
+			      (unsigned long long)e.exec.calls[EXEC_ENOENT_EARLY],
+			      (unsigned long long)e.exec.calls[EXEC_ENOENT_LATE]);
+		profile_free(&a);
+		profile_free(&d);
+		profile_free(&c);
+		profile_free(&e);
+		profile_free(&m);
+	}
+}
+
 static const char *const debugfs_model[KERNELS] = { "voluntary", "voluntary", "lazy" };
 /* Without debugfs: 7.x on x86 still preempts; 6.x's PREEMPT_DYNAMIC cannot tell. */
 static const char *const bare_model[KERNELS] = { "unknown", "unknown", "full or lazy" };
@@ -1873,6 +1920,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sid_enoent_comes_before_the_mm),
 		cmocka_unit_test(sid_lookup_skips_exactly_the_eligible_directories),
 		cmocka_unit_test(lean_lookup_counts_the_same_checks_without_ip_calls),
+		cmocka_unit_test(lean_access_and_exec_count_the_same_outcomes_without_latency),
 		cmocka_unit_test(bookworm_6_1_self_test_finds_no_fast_path),
 		cmocka_unit_test(trixie_6_12_self_test_finds_the_cred_skip_and_early_enoent_only),
 		cmocka_unit_test(sid_self_test_finds_all_three_fast_paths),

@@ -248,6 +248,10 @@ for mode in $MODES; do
 		rec "exec-missing-$mode" exec $(mode_opt $mode) -- $W exec-missing "$N_EXEC"
 	fi
 done
+# --lean, in the default mode: no clock read, the same outcomes
+want access && rec access-lean access --lean -- /bin/sh -c \
+	"$W access $N_ACCESS && $W access-dropcap $N_ACCESS"
+want exec && rec exec-lean exec --lean -- $W exec-missing "$N_EXEC"
 # load (test_vm.c, "load"): 8 processes of 2 threads on the 2 vCPUs, each
 # thread hammering one kind of call (access, access with a capability
 # cleared, a missing execve, stat down the tmpfs tree) for LOAD_SECONDS,
