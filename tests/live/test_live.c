@@ -31,6 +31,7 @@
 #include "kernel/cgroup.h"
 #include "probe/attach.h"
 #include "kernel/preempt.h"
+#include "metrics.h"
 #include "profile.h"
 
 static const char *workload_bin;
@@ -63,6 +64,9 @@ static bool file_says(const char *path, const char *what)
  * permscope record -q --families FAMILIES -o TMP/TAG.json -- workload ARGS...
  * then read the profile into p.
  */
+/* An option record_workload() passes before the command, when set (--lean). */
+static const char *record_option;
+
 static void record_workload(const char *tag, const char *families, struct profile *p, ...)
 {
 	char *argv[32], out[600], err[512];
@@ -73,6 +77,8 @@ static void record_workload(const char *tag, const char *families, struct profil
 	argv[n++] = (char *)permscope_bin();
 	argv[n++] = "record";
 	argv[n++] = "-q";
+	if (record_option)
+		argv[n++] = (char *)record_option;
 	argv[n++] = "--families";
 	argv[n++] = (char *)families;
 	argv[n++] = "-o";
@@ -176,6 +182,37 @@ static void access_with_a_cleared_effective_cap_allocates_creds(void **state)
 	assert_true(p.access.calls[ACCESS_NEEDED] * 100 >= access_calls(&p) * 99);
 	assert_int_equal(p.access.calls[ACCESS_UNSAFE], 0);
 	profile_free(&p);
+}
+
+/*
+ * --lean: no clock read in access or exec, every outcome counted all the
+ * same; the profile says the latency was not measured, never 0.
+ */
+static void lean_recordings_count_every_call_without_latency(void **state)
+{
+	struct profile a, e;
+
+	(void)state;
+	skip_unless_live(skip_all);
+	record_option = "--lean";
+	record_workload("access-dropcap-lean", "access", &a, "access-dropcap", "1000", NULL);
+	record_workload("exec-lean", "exec", &e, "exec-missing", "200", NULL);
+	record_option = NULL;
+	require_family(&a, FAMILY_ACCESS);
+	require_family(&e, FAMILY_EXEC);
+	print_access(&a);
+	assert_true(a.fam[FAMILY_ACCESS].lean && a.fam[FAMILY_ACCESS].no_latency);
+	assert_int_equal(access_calls(&a), 1000);
+	assert_true(a.access.calls[ACCESS_NEEDED] * 100 >= access_calls(&a) * 99);
+	for (int o = 0; o < ACCESS_OUTCOMES; o++)
+		assert_int_equal(a.access.latency[o].count, 0);
+	assert_true(e.fam[FAMILY_EXEC].no_latency);
+	/* 200 missing paths and the workload's own exec */
+	assert_int_equal(e.exec.calls[EXEC_ENOENT_EARLY] + e.exec.calls[EXEC_ENOENT_LATE], 200);
+	assert_int_equal(e.exec.calls[EXEC_OK], 1);
+	assert_true(metric_absent(&a, "access.latency.p50"));
+	profile_free(&a);
+	profile_free(&e);
 }
 
 static void access_with_at_eaccess_is_counted_and_needs_no_cred(void **state)
@@ -1156,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(cgroup_and_comm_filters_must_both_match),
 		cmocka_unit_test(command_killed_by_a_signal_is_told_apart),
 		cmocka_unit_test(duration_stops_a_longer_command),
+		cmocka_unit_test(lean_recordings_count_every_call_without_latency),
 		cmocka_unit_test(lookup_counts_directory_checks_on_tmpfs),
 		cmocka_unit_test(unavailable_families_explain_every_mode),
 		cmocka_unit_test(check_self_test_answers_what_the_kernel_was_measured_to_do),
