@@ -12,19 +12,21 @@
 #include "bench/bench.h"
 #include "cmd/commands.h"
 #include "bench/overhead.h"
+#include "bench/vmfigures.h"
 #include "profile.h"
 #include "util.h"
 #include "version.h"
 
 #define BENCH_FORMAT "permscope-bench/1"
 
-enum { OPT_SLOW = 0x500, OPT_LOOPS, OPT_OVERHEAD };
+enum { OPT_SLOW = 0x500, OPT_LOOPS, OPT_OVERHEAD, OPT_VM_RESULTS };
 
 struct bench_cmd {
 	struct output_opts out;
 	const char *output;
 	struct bench_config cfg;
 	bool procs_given, threads_given, overhead;
+	const char *vm_results; /* --vm-results DIR: print make bench-vm's figures */
 	bool want[BENCH_COUNT];
 	int nwant;
 };
@@ -41,6 +43,10 @@ static const struct argp_option bench_options[] = {
 	  "installed (root)", 0 },
 	{ "output", 'o', "FILE", 0, "Also write the results to FILE as a profile of runs, for "
 	  "compare and gate (bench.NAME.* metrics)", 0 },
+	{ "vm-results", OPT_VM_RESULTS, "DIR", 0, "Run nothing: print the figures of one "
+	  "kernel's make bench-vm results in DIR (build/vm/overhead/KERNEL/results): "
+	  "guest instructions per probed call over no probe, beside the empty programs' "
+	  "floor, step by step, and the daemon's slowdowns", 0 },
 	/* for tests of the harness: each worker does exactly N operations */
 	{ "loops", OPT_LOOPS, "N", OPTION_HIDDEN, "Each worker does exactly N operations", 0 },
 	{ 0 },
@@ -108,6 +114,9 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 	case OPT_OVERHEAD:
 		c->overhead = true;
 		break;
+	case OPT_VM_RESULTS:
+		c->vm_results = arg;
+		break;
 	case 'o':
 		c->output = arg;
 		break;
@@ -129,7 +138,10 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 				   "probes' cost on the fast path, then the fast path without probes)");
 		if (c->overhead && c->cfg.loops)
 			argp_error(state, "--overhead measures rates: it takes --duration, not --loops");
-		if (!c->nwant)
+		if (c->vm_results && (c->nwant || c->overhead || c->cfg.slow || c->output))
+			argp_error(state, "--vm-results runs nothing: it takes no benchmark, "
+				   "--overhead, --slow or --output");
+		if (!c->nwant && !c->vm_results)
 			argp_error(state, "name a benchmark (%s)", bench_names());
 		break;
 	default:
@@ -645,6 +657,8 @@ int cmd_bench(int argc, char **argv)
 	if ((ret = check_output_path(c.output)) != EXIT_OK)
 		return ret;
 	c.cfg.progress = verbosity >= 0 && isatty(STDERR_FILENO);
+	if (c.vm_results)
+		return vmfigures_main(c.vm_results, c.out.format == FORMAT_JSON);
 	if (c.overhead)
 		return overhead_main(&c, argc, argv);
 	start = now_realtime_ns();
