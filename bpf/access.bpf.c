@@ -78,13 +78,15 @@ static __always_inline struct access_call *this_call(__u64 flags)
 
 static __always_inline int call_enter(int flags)
 {
+	struct task_struct *task;
 	struct access_call *call;
 	struct access_stats *s;
 	struct cred_view cred;
 
 	if (!observing || !task_wanted(bpf_get_current_pid_tgid()) || bench_stop == 1)
 		return 0;
-	call = this_call(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	task = bpf_get_current_task_btf();
+	call = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!call) {
 		s = this_cpu_stats();
 		if (s)
@@ -93,7 +95,7 @@ static __always_inline int call_enter(int flags)
 	}
 	call->needed = 0;
 	if (bench_stop != 2) {
-		read_current_cred(&cred);
+		read_task_cred(task, &cred);
 		call->needed = access_needs_override(&cred, flags);
 	}
 	call->allocated = 0;

@@ -50,9 +50,8 @@ static __always_inline __u32 ns_root_uid(const struct user_namespace *ns)
  * fault-safe inline loads, much cheaper than a probe_read helper per field
  * on a path that runs for every access() call.
  */
-static __always_inline void read_current_cred(struct cred_view *v)
+static __always_inline void read_task_cred(const struct task_struct *task, struct cred_view *v)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	const struct cred *cred = task->cred;
 
 	v->uid = cred->uid.val;
@@ -63,6 +62,12 @@ static __always_inline void read_current_cred(struct cred_view *v)
 	v->cap_effective = cap_bits(&cred->cap_effective);
 	v->cap_permitted = cap_bits(&cred->cap_permitted);
 	v->root_uid = ns_root_uid(cred->user_ns);
+}
+
+/* The same for current: a helper call to find it. */
+static __always_inline void read_current_cred(struct cred_view *v)
+{
+	read_task_cred(bpf_get_current_task_btf(), v);
 }
 
 #endif /* PERMSCOPE_CRED_BPF_H */

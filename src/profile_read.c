@@ -380,7 +380,7 @@ static void read_lost(struct reader *r, json_t *fj, const char *path, struct fam
  * can hold.
  */
 static void read_observed(struct reader *r, json_t *fj, const char *path,
-			  struct family_result *res)
+			  struct family_result *res, uint64_t span_ns)
 {
 	json_t *v = json_object_get(fj, "observed");
 	struct observation *o = &res->observed;
@@ -403,10 +403,15 @@ static void read_observed(struct reader *r, json_t *fj, const char *path,
 	if (o->period_ns ? o->window_ns == 0 || o->window_ns >= o->period_ns : o->window_ns != 0)
 		fail(r, "%s: window_ns %" PRIu64 " must be above 0 and below period_ns %" PRIu64
 		     " (both 0: always on)", opath, o->window_ns, o->period_ns);
-	else if (o->period_ns && o->ns / o->window_ns / 2 > o->windows)
-		/* a late pause stretches a window, never to twice its length */
-		fail(r, "%s.ns: %" PRIu64 " ns watched cannot fit in %" PRIu64 " windows of %"
-		     PRIu64 " ns", opath, o->ns, o->windows, o->window_ns);
+	else if (o->period_ns && span_ns && o->ns / (o->windows ? o->windows : 1) > span_ns)
+		/*
+		 * A pause that comes late (a daemon waiting for a CPU) stretches
+		 * its window by as long as it waits: no multiple of the window
+		 * bounds it.  Each window lies inside the recording, though, and
+		 * holds it when the windows of several hosts are added up.
+		 */
+		fail(r, "%s.ns: %" PRIu64 " ns watched cannot fit in %" PRIu64 " windows within "
+		     "the profile's %" PRIu64 " ns", opath, o->ns, o->windows, span_ns);
 }
 
 static void read_families(struct reader *r, json_t *root, struct profile *p)
@@ -448,7 +453,8 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 			res->mode = m;
 			read_family_stats(r, fj, path, f, p);
 			read_lost(r, fj, path, res);
-			read_observed(r, fj, path, res);
+			read_observed(r, fj, path, res,
+				      p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0);
 			read_lean(r, fj, path, res);
 			/* one outcome without latency: the family has none to compare */
 			for (size_t i = 0; res->no_latency && i < profile_nstats(p, f); i++)

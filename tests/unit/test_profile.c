@@ -474,7 +474,7 @@ static const struct bad_input bad_inputs[] = {
 	{ "negative time watched", SET, "families.access.observed", "ns", "-1",
 	  "families.access.observed.ns: expected a non-negative integer", true },
 	{ "more time watched than the windows hold", SET, "families.access.observed", "ns",
-	  "99000000000", "cannot fit in 12 windows of 200000000 ns", false },
+	  "99000000000", "cannot fit in 12 windows within the profile's 4250000001 ns", false },
 	{ "not JSON at all", TRUNCATE, "", NULL, NULL, "not valid JSON: line ", true },
 	{ "top-level array", WRAP_IN_ARRAY, "", NULL, NULL,
 	  "expected a JSON object at the top, found an array", true },
