@@ -458,11 +458,7 @@ static void read_families(struct reader *r, json_t *root, struct profile *p)
 			read_lean(r, fj, path, res);
 			/* one outcome without latency: the family has none to compare */
 			for (size_t i = 0; res->no_latency && i < profile_nstats(p, f); i++)
-				for (int row = 0; row < schema[f].nrows; row++)
-					if (schema[f].rows[row].kind == ROW_OUTCOME)
-						memset(schema_hist(&schema[f].rows[row],
-								   profile_stats(p, f, i)),
-						       0, sizeof(struct hist));
+				schema_clear_latency(&schema[f], profile_stats(p, f, i));
 		}
 	}
 }

@@ -416,11 +416,17 @@ bool schema_has_latency(const struct family_schema *fs)
 	return false;
 }
 
-void schema_settle(const struct family_schema *fs, void *stats, bool latency)
+void schema_clear_latency(const struct family_schema *fs, void *stats)
 {
-	for (int i = 0; !latency && i < fs->nrows; i++)
+	for (int i = 0; i < fs->nrows; i++)
 		if (fs->rows[i].kind == ROW_OUTCOME)
 			memset(schema_hist(&fs->rows[i], stats), 0, sizeof(struct hist));
+}
+
+void schema_settle(const struct family_schema *fs, void *stats, bool latency)
+{
+	if (!latency)
+		schema_clear_latency(fs, stats);
 	for (int i = 0; latency && i < fs->nrows; i++) {
 		const struct schema_row *r = &fs->rows[i];
 		struct hist *h;

@@ -218,6 +218,9 @@ void schema_settle(const struct family_schema *fs, void *stats, bool latency);
 /* Does the family keep latency histograms (has it OUTCOME rows)? */
 bool schema_has_latency(const struct family_schema *fs);
 
+/* Zero every OUTCOME's histogram: a latency not measured (--lean) holds nothing. */
+void schema_clear_latency(const struct family_schema *fs, void *stats);
+
 /* Compute the filled COUNTs (struct schema_row's `fill`) of a reading of the maps. */
 void schema_fill(const struct family_schema *fs, void *stats);
 

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +87,12 @@ static inline uint64_t sat_add_u64(uint64_t a, uint64_t b)
 	uint64_t s;
 
 	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/* Does `s` begin with `prefix`? */
+static inline bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 /*

@@ -174,11 +174,6 @@ static uint64_t count_of(const struct vmfigures *f, const char *name)
 	return l ? l->a : 0;
 }
 
-static bool has_prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
 /* What a configuration's calls are, its baseline and its divisor; false: none. */
 static bool kind_of(const struct vmfigures *f, const char *name, const char **what,
 		    const char **base, uint64_t *calls)
@@ -204,17 +199,22 @@ static bool kind_of(const struct vmfigures *f, const char *name, const char **wh
 	return true;
 }
 
-/* Extra instructions per call of configuration `name`; false when it has none. */
-static bool per_call(const struct vmfigures *f, const char *name, double *v)
+/*
+ * Extra instructions per call of configuration `name`, and (`what`, when
+ * not NULL) what its calls are; false when it has none.
+ */
+static bool per_call(const struct vmfigures *f, const char *name, double *v, const char **what)
 {
 	const struct vmfig_line *l = find(f, name), *b;
-	const char *what, *base;
+	const char *kind, *base;
 	uint64_t calls;
 
-	if (!l || l->two || !kind_of(f, name, &what, &base, &calls) || !calls ||
+	if (!l || l->two || !kind_of(f, name, &kind, &base, &calls) || !calls ||
 	    !(b = find(f, base)) || b->two)
 		return false;
 	*v = ((double)l->a - (double)b->a) / (double)calls;
+	if (what)
+		*what = kind;
 	return true;
 }
 
@@ -270,11 +270,9 @@ static void print_text(FILE *out, const struct vmfigures *f)
 			(unsigned long long)count_of(f, "accesses"),
 			(unsigned long long)count_of(f, "execs"));
 		for (size_t i = 0; i < f->n; i++) {
-			const char *what, *base;
-			uint64_t calls;
+			const char *what;
 
-			if (kind_of(f, f->line[i].name, &what, &base, &calls) &&
-			    per_call(f, f->line[i].name, &v))
+			if (per_call(f, f->line[i].name, &v, &what))
 				fprintf(out, "  %-28s %6.0f instructions per %s\n", f->line[i].name, v,
 					what);
 		}
@@ -290,11 +288,11 @@ static void print_text(FILE *out, const struct vmfigures *f)
 				snprintf(key, sizeof(key), "%s%s", mode_rows[r].prefix, table_modes[m]);
 				snprintf(floor, sizeof(floor), "%s%s", mode_rows[r].floor, table_modes[m]);
 				snprintf(cell, sizeof(cell), "-");
-				if (per_call(f, key, &v)) {
+				if (per_call(f, key, &v, NULL)) {
 					int c = snprintf(cell, sizeof(cell), "%.0f", v);
 
 					any = true;
-					if (per_call(f, floor, &fl))
+					if (per_call(f, floor, &fl, NULL))
 						c += snprintf(cell + c, sizeof(cell) - c, " (%.0f)", fl);
 					if (m == 3 && f->default_mode[mode_rows[r].fam] != MODE_NONE)
 						snprintf(cell + c, sizeof(cell) - c, " %s",
@@ -315,10 +313,10 @@ static void print_text(FILE *out, const struct vmfigures *f)
 
 				snprintf(floor, sizeof(floor), "%s%s", mode_rows[r].floor, table_modes[m]);
 				snprintf(key, sizeof(key), "%sstep1-%s", p, table_modes[m]);
-				if (!per_call(f, floor, &fl) || !per_call(f, key, &v))
+				if (!per_call(f, floor, &fl, NULL) || !per_call(f, key, &v, NULL))
 					continue;
 				snprintf(key, sizeof(key), "%s%s", mode_rows[r].prefix, table_modes[m]);
-				if (!per_call(f, key, &v))
+				if (!per_call(f, key, &v, NULL))
 					continue;
 				if (!head)
 					fprintf(out, "\n  steps, each over the last  %-7s %-7s %-7s "
@@ -332,7 +330,7 @@ static void print_text(FILE *out, const struct vmfigures *f)
 					double sv;
 
 					snprintf(key, sizeof(key), "%sstep%d-%s", p, st, table_modes[m]);
-					if (per_call(f, key, &sv)) {
+					if (per_call(f, key, &sv, NULL)) {
 						fprintf(out, " %+-7.0f", sv - last);
 						last = sv;
 					} else {
@@ -371,7 +369,7 @@ static json_t *json_doc(const struct vmfigures *f)
 	double v;
 
 	for (size_t i = 0; i < f->n; i++)
-		if (per_call(f, f->line[i].name, &v))
+		if (per_call(f, f->line[i].name, &v, NULL))
 			json_object_set_new(per, f->line[i].name, json_real(round(v * 10) / 10));
 	for (int fam = 0; fam < FAMILY_COUNT; fam++)
 		json_object_set_new(modes, family_name(fam), f->default_mode[fam] == MODE_NONE ?

@@ -112,11 +112,6 @@ static const struct family_ops *const family_ops[FAMILY_COUNT] = {
 
 /* ---- mode selection ------------------------------------------------------- */
 
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 /*
  * Program names carry their mode: fentry_/fexit_, kprobe_/kretprobe_, tp_.
  * Unprefixed programs (syscall tracepoints) run in every mode; track_ ones
@@ -612,6 +607,12 @@ int family_collect(struct family *fam, struct profile *p)
 
 	res->nlost = 0;
 	res->lost_known = true;
+	/* What --lean leaves out is not known, not 0: its rows, and its latency. */
+	if (fam->lean) {
+		p->absent[fam->id] |= fs->lean_absent;
+		res->lean = true;
+		res->no_latency = schema_has_latency(fs);
+	}
 	if ((err = programs_lost(fam, res)))
 		return err;
 	if (fam->follows_forks)
@@ -624,17 +625,11 @@ int family_collect(struct family *fam, struct profile *p)
 		stats = profile_stats(p, fam->id, 0);
 		memset(stats, 0, fs->stats_size);
 		err = percpu_sum(fam->ops->stats(fam->skel), &zero, stats, fs->stats_size);
-		schema_settle(fs, stats, !(fam->lean && schema_has_latency(fs)));
+		schema_settle(fs, stats, !(fam->lean && res->no_latency));
 	}
 	/* What the programs leave out to save instructions (filled rows). */
 	for (size_t i = 0; !err && i < profile_nstats(p, fam->id); i++)
 		schema_fill(fs, profile_stats(p, fam->id, i));
-	/* What --lean left out is not known, not 0. */
-	if (fam->lean) {
-		p->absent[fam->id] |= fs->lean_absent;
-		res->lean = true;
-		res->no_latency = schema_has_latency(fs);
-	}
 	/* A call the family could not follow (no task storage) is a loss. */
 	if (!err && fs->drops != NO_ROW)
 		family_add_lost(res, "no_task_storage", profile_count(p, fam->id, fs->drops));
