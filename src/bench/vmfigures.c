@@ -82,6 +82,12 @@ int vmfigures_parse(const char *text, size_t len, struct vmfigures *f, char *err
 			snprintf(err, errlen, "line %u: something after the numbers", lineno);
 			return -1;
 		}
+		/* one total a configuration: a second would leave which one counts to chance */
+		for (size_t i = 0; i < f->n; i++)
+			if (!strcmp(f->line[i].name, l->name)) {
+				snprintf(err, errlen, "line %u: %s a second time", lineno, l->name);
+				return -1;
+			}
 		f->n++;
 		p = eol + 1;
 	}

@@ -111,6 +111,7 @@ static void a_line_that_is_no_total_is_refused_by_its_number(void **state)
 		{ "x 99999999999999999999999\n", "line 1: expected NAME NUMBER" },
 		{ "x 1 y\n", "line 1: the second number is not a whole number" },
 		{ "x 1\t\n", "line 1: something after the numbers" },
+		{ "none 5\nx 1\nnone 6\n", "line 3: none a second time" },
 		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 1\n", "longer than 47 bytes" },
 	};
 	static struct vmfigures f;
@@ -125,12 +126,12 @@ static void a_line_that_is_no_total_is_refused_by_its_number(void **state)
 	}
 	/* bounded: a line more than the table holds is refused, not grown into */
 	{
-		size_t n = (VMFIG_MAX_LINES + 1) * 4;
+		size_t n = (VMFIG_MAX_LINES + 1) * 8; /* "a0000 1\n": each name its own */
 		char *many = malloc(n + 1);
 
 		assert_non_null(many);
 		for (size_t i = 0; i < VMFIG_MAX_LINES + 1; i++)
-			memcpy(many + 4 * i, "a 1\n", 4);
+			snprintf(many + 8 * i, 9, "a%04zu 1\n", i);
 		assert_int_equal(vmfigures_parse(many, n, &f, err, sizeof(err)), -1);
 		assert_contains(err, "more than 1024 lines");
 		free(many);

@@ -473,6 +473,8 @@ static const struct bad_input bad_inputs[] = {
 	  "must be above 0 and below period_ns 0", false },
 	{ "negative time watched", SET, "families.access.observed", "ns", "-1",
 	  "families.access.observed.ns: expected a non-negative integer", true },
+	{ "lean not a boolean", SET, "families.access", "lean", "\"yes\"",
+	  "families.access.lean: expected a boolean, found a string", true },
 	{ "more time watched than the windows hold", SET, "families.access.observed", "ns",
 	  "99000000000", "cannot fit in 12 windows within the profile's 4250000001 ns", false },
 	{ "not JSON at all", TRUNCATE, "", NULL, NULL, "not valid JSON: line ", true },
