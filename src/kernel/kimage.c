@@ -35,6 +35,18 @@
 #define BOOT_PAYLOAD_LEN   0x24c
 #define BOOT_HEADER_END    0x250
 
+/*
+ * arm64 boot protocol (Documentation/arch/arm64/booting.rst): the Image's
+ * 64-byte header, "ARM\x64" at 0x38.  The Image is the kernel's loaded
+ * bytes themselves (objcopy -O binary), so its BTF, which the kernel keeps
+ * in its read-only data for /sys/kernel/btf/vmlinux, is in it as is.
+ */
+#define ARM64_MAGIC_OFF 0x38
+#define ARM64_HEADER_END 0x40
+
+/* A BTF header (include/uapi/linux/btf.h): magic, version 1, flags, hdr_len 24. */
+#define BTF_HEADER_LEN 24
+
 #define err_set(...) snprintf(err, errlen, __VA_ARGS__)
 
 const char *kimage_kind_name(enum kimage_kind kind)
@@ -42,6 +54,7 @@ const char *kimage_kind_name(enum kimage_kind kind)
 	static const char *const names[] = {
 		[KIMAGE_BTF] = "raw BTF", [KIMAGE_ELF] = "vmlinux ELF",
 		[KIMAGE_BZIMAGE] = "bzImage", [KIMAGE_DEB] = "Debian package",
+		[KIMAGE_ARM64] = "arm64 Image",
 	};
 
 	return names[kind];
@@ -362,6 +375,74 @@ static int parse_bzimage(const unsigned char *d, size_t len, struct kimage *ki, 
 	return ret;
 }
 
+/* ---- arm64 Image --------------------------------------------------------- */
+
+static bool is_arm64_image(const unsigned char *d, size_t len)
+{
+	return len >= ARM64_HEADER_END && !memcmp(d + ARM64_MAGIC_OFF, "ARM\x64", 4);
+}
+
+/*
+ * The kernel's BTF inside a raw arm64 Image: the blob whose header says
+ * version 1 and 24 header bytes, and whose sections end inside the file,
+ * that libbpf accepts.  The largest such wins: the kernel's own BTF is
+ * megabytes, and nothing else in the image that happens to start with the
+ * same eight bytes could parse as more.
+ */
+static int parse_arm64_image(const unsigned char *d, size_t len, struct kimage *ki, char *err,
+			     size_t errlen)
+{
+	static const unsigned char magic[] = { 0x9f, 0xeb, 0x01, 0x00, BTF_HEADER_LEN, 0, 0, 0 };
+	const unsigned char *p = d, *end = d + len;
+	size_t best = 0;
+
+	banner_release(d, len, ki->release, sizeof(ki->release));
+	while ((p = memmem(p, end - p, magic, sizeof(magic)))) {
+		size_t avail = end - p, tend, send, size;
+		struct btf *btf;
+
+		if (avail < BTF_HEADER_LEN)
+			break;
+		tend = (uint64_t)le32(p + 8) + le32(p + 12);  /* type_off + type_len */
+		send = (uint64_t)le32(p + 16) + le32(p + 20); /* str_off + str_len */
+		size = BTF_HEADER_LEN + (tend > send ? tend : send);
+		if (size > best && size <= avail && (btf = btf__new(p, size))) {
+			btf__free(ki->btf);
+			ki->btf = btf;
+			best = size;
+		}
+		p++;
+	}
+	if (!ki->btf) {
+		err_set("an arm64 Image without BTF (a kernel built without CONFIG_DEBUG_INFO_BTF)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A compressed arm64 Image (Image.gz and the like, as some distributions
+ * install it): decompressed, then read as one.
+ */
+static int parse_compressed_arm64(const unsigned char *d, size_t len, struct kimage *ki,
+				  char *err, size_t errlen)
+{
+	unsigned char *image;
+	size_t image_len;
+	int ret;
+
+	if (decompress(d, len, &image, &image_len, ki, err, errlen))
+		return -1;
+	if (!is_arm64_image(image, image_len)) {
+		err_set("the decompressed %s file is no arm64 Image", ki->compression);
+		free(image);
+		return -1;
+	}
+	ret = parse_arm64_image(image, image_len, ki, err, errlen);
+	free(image);
+	return ret;
+}
+
 /* ---- Debian package ----------------------------------------------------- */
 
 /* The outer archive (ar) read as the inner one's (data.tar.*) input. */
@@ -424,7 +505,9 @@ static int deb_data_tar(struct nested *n, struct kimage *ki, char *err, size_t e
 			continue;
 		snprintf(ki->member, sizeof(ki->member), "%s", name);
 		if (read_entry(a, &img, &img_len, ki->member, err, errlen) == 0)
-			ret = parse_bzimage(img, img_len, ki, err, errlen);
+			ret = is_arm64_image(img, img_len)
+				      ? parse_arm64_image(img, img_len, ki, err, errlen)
+				      : parse_bzimage(img, img_len, ki, err, errlen);
 		free(img);
 		goto out;
 	}
@@ -495,7 +578,15 @@ int kimage_read_mem(const void *data, size_t len, struct kimage *ki, char *err, 
 		ki->kind = KIMAGE_BZIMAGE;
 		return parse_bzimage(d, len, ki, err, errlen);
 	}
-	err_set("not a bzImage/vmlinuz, vmlinux ELF, raw BTF file or Debian package");
+	if (is_arm64_image(d, len)) {
+		ki->kind = KIMAGE_ARM64;
+		return parse_arm64_image(d, len, ki, err, errlen);
+	}
+	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+		ki->kind = KIMAGE_ARM64;
+		return parse_compressed_arm64(d, len, ki, err, errlen);
+	}
+	err_set("not a bzImage/vmlinuz, arm64 Image, vmlinux ELF, raw BTF file or Debian package");
 	return -1;
 }
 

@@ -3,7 +3,8 @@
  * Another kernel's BTF, read from a file without booting it: a raw BTF file
  * (/sys/kernel/btf/vmlinux), a vmlinux ELF (its .BTF section), an x86
  * bzImage/vmlinuz (the payload decompressed: gzip, xz, lzma, bzip2, zstd or
- * lz4), or a Debian linux-image-*.deb / linux-binary-*.deb (its
+ * lz4), an arm64 Image/vmlinuz (plain or gzip'ed: the BTF blob in it), or
+ * a Debian linux-image-*.deb / linux-binary-*.deb (its
  * boot/vmlinuz-* or usr/lib/modules/RELEASE/vmlinuz).  Decompression is libarchive's, in memory: no temporary
  * file, no external program.
  */
@@ -15,7 +16,7 @@
 struct btf;
 
 /* What the file was; kimage_kind_name() says it in words. */
-enum kimage_kind { KIMAGE_BTF, KIMAGE_ELF, KIMAGE_BZIMAGE, KIMAGE_DEB };
+enum kimage_kind { KIMAGE_BTF, KIMAGE_ELF, KIMAGE_BZIMAGE, KIMAGE_DEB, KIMAGE_ARM64 };
 
 /* Neither the input file nor a decompressed kernel may be larger. */
 #define KIMAGE_MAX_BYTES (512u << 20)

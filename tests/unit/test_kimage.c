@@ -166,6 +166,30 @@ static unsigned char *fake_kernel(int filter, size_t *len)
 	return bz;
 }
 
+/*
+ * An arm64 Image in miniature: the 64-byte boot header ("ARM\x64" at
+ * 0x38), the banner, a decoy that starts as BTF does but whose sections
+ * end past the file (unless the BTF is NULL, then nothing else), then the
+ * BTF itself, as the Image holds the kernel's read-only data.
+ */
+static unsigned char *fake_arm64_image(const void *btf, size_t btf_len, size_t *len)
+{
+	static const unsigned char decoy[24] = { 0x9f, 0xeb, 1, 0, 24, 0, 0, 0, 0, 0, 0, 0,
+						 0xff, 0xff, 0xff, 0x7f };
+	size_t at = 0x40 + sizeof(rodata) + sizeof(decoy);
+	unsigned char *d = calloc(1, at + btf_len);
+
+	assert_non_null(d);
+	memcpy(d + 0x38, "ARM\x64", 4);
+	memcpy(d + 0x40, rodata, sizeof(rodata));
+	if (btf) {
+		memcpy(d + 0x40 + sizeof(rodata), decoy, sizeof(decoy));
+		memcpy(d + at, btf, btf_len);
+	}
+	*len = at + btf_len;
+	return d;
+}
+
 /* A Debian package with the kernel image (or anything) at PATH in data.tar.xz. */
 static unsigned char *fake_deb(const char *path, const void *img, size_t img_len, size_t *len)
 {
@@ -323,6 +347,35 @@ static void bzimage_compressed_by_the_kernels_own_tools(void **state)
 	}
 }
 
+static void arm64_image_plain_gzipped_and_packaged_gives_its_btf(void **state)
+{
+	size_t btf_len, len, z_len, deb_len, bare_len;
+	void *btf = cred_btf(&btf_len);
+	unsigned char *img = fake_arm64_image(btf, btf_len, &len);
+	unsigned char *z = compress(img, len, ARCHIVE_FILTER_GZIP, &z_len);
+	unsigned char *deb = fake_deb("./boot/vmlinuz-9.8.7-test", img, len, &deb_len);
+	unsigned char *bare = fake_arm64_image(NULL, 0, &bare_len);
+	struct kimage ki;
+
+	(void)state;
+	/* the banner's release; the decoy's sections end past the file: passed over */
+	assert_reads(img, len, KIMAGE_ARM64, "9.8.7-test", &ki);
+	assert_reads(z, z_len, KIMAGE_ARM64, "9.8.7-test", &ki);
+	assert_string_equal(ki.compression, "gzip");
+	assert_reads(deb, deb_len, KIMAGE_DEB, "9.8.7-test", &ki);
+	assert_string_equal(ki.member, "boot/vmlinuz-9.8.7-test");
+	assert_refused(bare, bare_len, "an arm64 Image without BTF");
+	/* a gzip'ed file that is no arm64 Image (a bzImage's ELF payload, say) */
+	free(z);
+	z = compress(rodata, sizeof(rodata), ARCHIVE_FILTER_GZIP, &z_len);
+	assert_refused(z, z_len, "the decompressed gzip file is no arm64 Image");
+	free(btf);
+	free(img);
+	free(z);
+	free(deb);
+	free(bare);
+}
+
 static void debian_package_kernel_in_boot_or_in_usr_lib_modules(void **state)
 {
 	static const char *const paths[] = { "./boot/vmlinuz-9.8.7-setup",
@@ -392,7 +445,7 @@ static void garbage_and_elf_without_btf_are_refused(void **state)
 
 	(void)state;
 	assert_refused("#!/bin/sh\necho hello\n", 21,
-		       "not a bzImage/vmlinuz, vmlinux ELF, raw BTF file or Debian package");
+		       "not a bzImage/vmlinuz, arm64 Image, vmlinux ELF, raw BTF file or Debian package");
 	assert_refused("", 0, "not a bzImage/vmlinuz");
 	assert_refused(elf, len, "ELF file without a .BTF section");
 	assert_refused("\x9f\xeb\x01\x00garbage", 11, "not valid BTF");
@@ -491,7 +544,7 @@ static void check_btf_on_a_bad_file_is_one_error_line_and_exit_2(void **state)
 
 	(void)state;
 	assert_int_equal(permscope("check", "--btf", path, NULL), 2);
-	snprintf(want, sizeof(want), "Error: %s: not a bzImage/vmlinuz, vmlinux ELF, raw BTF file "
+	snprintf(want, sizeof(want), "Error: %s: not a bzImage/vmlinuz, arm64 Image, vmlinux ELF, raw BTF file "
 		 "or Debian package\n", path);
 	assert_string_equal(err_text, want);
 	assert_string_equal(out_text, "");
@@ -620,13 +673,19 @@ static void check_pinned(const char *file, const char *release)
 
 static void pinned_kernels_give_bpftools_layout_without_booting(void **state)
 {
-	static const char *const kernels[] = { "bookworm", "trixie", "sid" };
+	static const char *const kernels[] = { "bookworm", "trixie", "sid", "bookworm-arm64",
+					       "trixie-arm64", "sid-arm64" };
 	static const struct { const char *deb, *release; } debs[] = {
 		{ "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb", "6.1.0-57-amd64" },
 		{ "linux-image-6.12.117+deb13-cloud-amd64_6.12.117-1_amd64.deb",
 		  "6.12.117+deb13-cloud-amd64" },
 		{ "linux-binary-7.2.13+deb14-cloud-amd64_7.2.13-1_amd64.deb",
 		  "7.2.13+deb14-cloud-amd64" },
+		{ "linux-image-6.1.0-57-arm64_6.1.192-3_arm64.deb", "6.1.0-57-arm64" },
+		{ "linux-image-6.12.117+deb13-cloud-arm64_6.12.117-1_arm64.deb",
+		  "6.12.117+deb13-cloud-arm64" },
+		{ "linux-binary-7.2.13+deb14-cloud-arm64_7.2.13-1_arm64.deb",
+		  "7.2.13+deb14-cloud-arm64" },
 	};
 	char path[PATH_MAX], release[128];
 	int tried = 0;
@@ -671,6 +730,7 @@ int main(void)
 		cmocka_unit_test(vmlinux_elf_gives_its_btf_section_and_the_banners_release),
 		cmocka_unit_test(bzimage_in_each_compression_the_kernel_uses),
 		cmocka_unit_test(bzimage_compressed_by_the_kernels_own_tools),
+		cmocka_unit_test(arm64_image_plain_gzipped_and_packaged_gives_its_btf),
 		cmocka_unit_test(debian_package_kernel_in_boot_or_in_usr_lib_modules),
 		cmocka_unit_test(debian_package_without_a_kernel_is_refused),
 		cmocka_unit_test(truncated_bzimage_and_cut_payload_are_refused),
