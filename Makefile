@@ -3,15 +3,41 @@
 # The version a build from a tarball takes, and the base of one from git
 # with no tag; tools/gen-version makes the real one (docs/version.md).
 VERSION   := 0.1.0
+# The architecture to build for, by the kernel's name of it (the BPF
+# programs' -D__TARGET_ARCH_$(ARCH), vmlinux/$(ARCH)), with the names
+# uname -m (the GNU triplet's) and Debian give it; debian/rules names it as
+# Debian does (DEB_ARCH=arm64).  This machine's by default.  Another one is
+# a cross build (README, "Building for arm64"): Debian's cross gcc
+# (CROSS_PKGS), the libraries of ARCH from a sysroot made under build/
+# (SYSROOT), objects and the program in build/ARCH, apart from this
+# machine's in build/.
+ARCHS          := x86 arm64
+GNU_ARCH_x86   := x86_64
+GNU_ARCH_arm64 := aarch64
+DEB_ARCH_x86   := amd64
+DEB_ARCH_arm64 := arm64
+UNAME_M   := $(shell uname -m)
+HOST_ARCH := $(strip $(foreach a,$(ARCHS),$(if $(filter $(GNU_ARCH_$(a)),$(UNAME_M)),$(a))))
+ifeq ($(origin ARCH),undefined)
+ARCH      := $(if $(DEB_ARCH),$(or $(strip $(foreach a,$(ARCHS),$(if $(filter $(DEB_ARCH_$(a)),$(DEB_ARCH)),$(a)))),$(DEB_ARCH)),$(HOST_ARCH))
+endif
+ifeq ($(filter $(ARCHS),$(ARCH)),)
+supported := $(foreach a,$(ARCHS),or ARCH=$(a) ($(GNU_ARCH_$(a))))
+$(error $(if $(ARCH),ARCH=$(ARCH),this machine is $(UNAME_M)): permscope builds for \
+	$(wordlist 2,$(words $(supported)),$(supported)) only)
+endif
+DEB_ARCH  := $(DEB_ARCH_$(ARCH))
+CROSS     := $(filter-out $(HOST_ARCH),$(ARCH))
+CROSS_TRIPLET := $(if $(CROSS),$(GNU_ARCH_$(ARCH))-linux-gnu)
+SYSROOT   ?= build/sysroot/$(DEB_ARCH)
 # Every tool and flag below can be set from the environment or the command
 # line (CC=clang make, OUT=/tmp/ps make; the VM scripts still use build/).
 # make predefines CC as `cc`, which `?=` would keep, so the default gcc is
 # set only when CC came from make itself.
 ifeq ($(origin CC),default)
-CC        := gcc
+CC        := $(if $(CROSS),$(CROSS_TRIPLET)-gcc,gcc)
 endif
-ARCH      ?= x86
-OUT       ?= build
+OUT       ?= build$(if $(CROSS),/$(ARCH))
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
 LLVM_STRIP ?= llvm-strip
@@ -41,12 +67,24 @@ KERNEL_BUILD_PKGS := make gcc bison flex bc libelf-dev libssl-dev dwarves ccache
 # package, git to export the tree.  No fakeroot: debian/control says
 # Rules-Requires-Root: no, and dpkg-deb makes the files root's itself.
 PKG_PKGS := debhelper dpkg-dev lintian git
+# What a cross build needs besides BUILD_PKGS (whose clang, bpftool and
+# libbpf-dev's headers still make the BPF objects): Debian's cross gcc for
+# ARCH (gcc-aarch64-linux-gnu), which `make deps ARCH=arm64` installs.  The
+# libraries of ARCH are no packages of this system: they are unpacked into
+# a sysroot under build/ (mk/build.mk), the -dev packages of BUILD_PKGS
+# and libc6-dev with what they depend on.
+CROSS_PKGS := $(if $(CROSS),gcc-$(subst _,-,$(CROSS_TRIPLET)))
+SYSROOT_PKGS  := libc6-dev $(filter %-dev,$(BUILD_PKGS))
+SYSROOT_STAMP := $(SYSROOT)/.packages
 
 # CFLAGS is the user's (optimisation, debug info); the flags the code needs
 # are kept apart in PS_CFLAGS so that `make CFLAGS=-O0` cannot drop them.
 CFLAGS    ?= -O2 -g
 PS_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
              -I$(OUT) -Ibpf -Isrc $(CFLAGS)
+ifneq ($(CROSS),)
+PS_CFLAGS += --sysroot=$(SYSROOT)
+endif
 # Where "Report bugs to" points (src/cmd/main.c): the issue tracker of the
 # origin remote when it is on GitHub or GitLab (https, or ssh as git@; an
 # https URL with credentials in it is never matched), else empty and the
@@ -106,9 +144,27 @@ VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/tes
 
 all: permscope
 
+# A cross build makes what a machine of ARCH runs: permscope,
+# OUT/tests/workload (which an ARCH guest runs) and the package.  What runs
+# here, on this machine's CPU and kernel, is built for it alone: the tests
+# and the other test programs, make run and bench, the sanitizer and fuzz
+# builds, and make vmlinux, which reads this kernel's BTF.
+HOST_ONLY := run test unit-test live-test sanitize-test fuzz fuzz-regress fuzz-run-% fuzz-seeds bench vmlinux
+ifneq ($(CROSS),)
+ifneq ($(filter $(HOST_ONLY),$(MAKECMDGOALS)),)
+$(error make $(firstword $(filter $(HOST_ONLY),$(MAKECMDGOALS))) runs on this machine ($(HOST_ARCH)), not with ARCH=$(ARCH): \
+	a cross build makes permscope, $(OUT)/tests/workload and the package (make deb ARCH=$(ARCH)))
+endif
+endif
+
 help:
 	@echo "make            build ./permscope"
-	@echo "make deps       install the Debian packages the build needs (apt-get, root)"
+	@echo "make ARCH=arm64 cross-build ./permscope for aarch64: objects and the program in"
+	@echo "                build/arm64, ./permscope a copy (make deps ARCH=arm64 first;"
+	@echo "                on an arm64 machine, plain make builds natively)"
+	@echo "make deps       install the Debian packages the build needs (apt-get, root);"
+	@echo "                with ARCH=arm64 the cross compiler too"
+	@echo "make sysroot ARCH=arm64  the cross build's libraries alone, build/sysroot/arm64"
 	@echo "make test-deps  deps + what the tests need (cmocka, QEMU, Chromium, Prometheus)"
 	@echo "make vm-deps    deps + what booting a kernel in the test VM needs (QEMU, busybox)"
 	@echo "make kernel-deps  what building a kernel from source needs (kbuild, pahole, ccache)"
@@ -129,7 +185,8 @@ help:
 	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid, trixie and bookworm, with a per-mode table (long)"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 	@echo "make install    binary, man pages, completion, unit, /etc/default, docs (PREFIX, DESTDIR)"
-	@echo "make deb        the Debian package build/permscope_VERSION_ARCH.deb, lintian-checked"
+	@echo "make deb        the Debian package build/permscope_VERSION_ARCH.deb, lintian-checked;"
+	@echo "                make deb ARCH=arm64: build/arm64/permscope_VERSION_arm64.deb"
 
 # The sanitizer and fuzzing builds (mk/hardening.mk, docs/hardening.md):
 # their folders and flags, known before mk/build.mk's rules are made.

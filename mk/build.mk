@@ -1,8 +1,46 @@
 # mk/build.mk: ./permscope, its BPF objects and skeletons, the version, vmlinux.h.
 # Included by the Makefile, whose variables it uses (make help lists the targets).
 
-permscope: $(OBJS) | check-tools
+# ./permscope is the last build's, whichever ARCH it was for, and
+# PERMSCOPE_ARCH names that ARCH: rewritten only when it changes (its recipe
+# runs on every make), so that `make` after `make ARCH=arm64` relinks the
+# native ./permscope from the objects it has, and `make ARCH=arm64` after
+# `make` copies the arm64 one back, neither compiling anything.
+PERMSCOPE_ARCH := build/.permscope-arch
+$(PERMSCOPE_ARCH): FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = $(ARCH) ] || echo $(ARCH) > $@
+
+ifeq ($(CROSS),)
+permscope: $(OBJS) $(PERMSCOPE_ARCH) | check-tools
+	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+else
+# A cross build links OUT/permscope, beside its objects, and ./permscope is
+# a copy: `make ARCH=arm64 && file permscope` says aarch64, and
+# tools/vm/mkinitramfs finds the arm64 program in build/arm64 whatever
+# ./permscope is now.  Everything compiled for ARCH waits for the sysroot
+# and for check-tools (which names a missing cross compiler).
+$(OUT)/permscope: $(OBJS) | check-tools
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+permscope: $(OUT)/permscope $(PERMSCOPE_ARCH)
+	cp $< $@
+
+$(OBJS) $(OUT)/tests/workload: | check-tools $(SYSROOT_STAMP)
+endif
+
+# The sysroot of a cross build: the -dev packages of BUILD_PKGS and
+# libc6-dev for ARCH with everything they depend on (tools/cross-sysroot
+# says how; README, "Building for arm64", why).  Made once: its stamp holds
+# the list of packages, and it is made again when the list gains one, not
+# when the script or this file changes (`rm -rf build/sysroot/ARCH` for
+# that; the .debs stay in SYSROOT.apt).  `make sysroot ARCH=arm64` makes
+# it alone.
+$(SYSROOT_STAMP): $(if $(filter-out $(file <$(SYSROOT_STAMP)),$(SYSROOT_PKGS)),FORCE)
+	tools/cross-sysroot $(DEB_ARCH) $(SYSROOT) $(SYSROOT_PKGS)
+	echo $(SYSROOT_PKGS) > $@
+
+.PHONY: sysroot
+sysroot: $(SYSROOT_STAMP)
 
 # The bpf headers are named too: the .d file that lists them goes with a
 # deleted .bpf.o, and the skeleton must still follow a changed header.

@@ -10,8 +10,10 @@ install_missing = @missing=$$(for p in $(1); do \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# With ARCH=arm64 on another machine, the cross compiler too (CROSS_PKGS);
+# the sysroot is made by the build itself, as a user (mk/build.mk).
 deps:
-	$(call install_missing,$(BUILD_PKGS))
+	$(call install_missing,$(strip $(BUILD_PKGS) $(CROSS_PKGS)))
 
 test-deps:
 	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS) $(PKG_PKGS))
@@ -27,4 +29,4 @@ kernel-deps:
 
 check-tools:
 	@for t in $(CLANG) $(BPFTOOL) $(CC); do command -v $$t >/dev/null || \
-		{ echo "Error: $$t not found (run 'make deps' as root)" >&2; exit 1; }; done
+		{ echo "Error: $$t not found (run 'make deps$(if $(CROSS), ARCH=$(ARCH))' as root)" >&2; exit 1; }; done

@@ -74,10 +74,23 @@ uninstall:
 # build/.  OUT and MAKEFLAGS stay out of the package build: there, build/
 # is the export's own.  Build-Depends missing here are installed as
 # dpkg-checkbuilddeps names them (test_install holds BUILD_PKGS to them).
-DEB_ARCH  = $(shell dpkg --print-architecture)
+#
+# make deb ARCH=arm64 on another machine cross-builds the arm64 package,
+# OUT/permscope_VERSION_arm64.deb (OUT is build/arm64): dpkg-buildpackage
+# -a arm64 with the cross compiler as CC, Debian's cross profile and no
+# tests (-Pcross,nocheck, and nocheck in DEB_BUILD_OPTIONS: dh wants both;
+# the tests are this machine's anyway); debian/rules passes the
+# architecture on to make.  The arm64 Build-Depends are no packages of this
+# system but the sysroot's, whose path goes in as SYSROOT (the export's
+# build/ has none): -d leaves them unchecked, and debian/rules has
+# dpkg-shlibdeps read the sysroot's shlibs for the Depends.
 DEB_FILE  = $(OUT)/permscope_$(VERSION)_$(DEB_ARCH).deb
-deb:
-	$(call install_missing,$(BUILD_PKGS) $(PKG_PKGS))
+ifneq ($(CROSS),)
+DEB_CROSS_ENV  = CC=$(CC) SYSROOT=$(abspath $(SYSROOT)) DEB_BUILD_OPTIONS="$(strip nocheck $(DEB_BUILD_OPTIONS))"
+DEB_CROSS_OPTS = -a$(DEB_ARCH) -Pcross,nocheck -d
+endif
+deb: $(if $(CROSS),$(SYSROOT_STAMP))
+	$(call install_missing,$(strip $(BUILD_PKGS) $(PKG_PKGS) $(CROSS_PKGS)))
 	@missing=$$(dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p' | \
 		sed -E 's/ *\([^)]*\)//g'); \
 	if [ -n "$$missing" ]; then \
@@ -100,8 +113,8 @@ deb:
 	else mkdir $(OUT)/deb/src && \
 		tar --exclude=./$(OUT) --exclude=./build --exclude=./permscope -cf - . | \
 			tar -C $(OUT)/deb/src -xf -; fi
-	cd $(OUT)/deb/src && env -u OUT -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
-		dpkg-buildpackage -b -us -uc -Jauto
+	cd $(OUT)/deb/src && env -u OUT -u MAKEFLAGS -u MAKELEVEL -u MFLAGS $(DEB_CROSS_ENV) \
+		dpkg-buildpackage -b -us -uc -Jauto $(DEB_CROSS_OPTS)
 	mv $(OUT)/deb/permscope_$(VERSION)_$(DEB_ARCH).deb $(DEB_FILE)
 	@ls -l $(DEB_FILE)
 	lintian --fail-on error $(DEB_FILE)

@@ -34,7 +34,8 @@ bench: permscope
 
 # One rule links every test program, each against the library (all of
 # src/ but cmd/), wherever its source is (unit/, badinput/, live/, vm/),
-# for OUT and for OUT/asan.
+# for OUT and for OUT/asan.  They run on this machine: its sysroot has no
+# cmocka, and a cross build refuses the goals that run them (HOST_ONLY).
 vpath test_%.c tests/unit tests/badinput tests/live tests/vm
 define test_rule
 $(1)/tests/test_%: test_%.c $(2) | $(1)/tests
@@ -48,5 +49,7 @@ $(eval $(call test_rule,$(ASAN_OUT),$$(ASAN_LIB_OBJS),$$(SAN_FLAGS)))
 # needs libc alone; permscope itself cannot be linked statically (gnutls,
 # under libmicrohttpd, has no static p11-kit or libunistring).  Rebuilt when
 # this file changes, so that a dynamically linked one from before goes.
+# The one test program a cross build makes: `make ARCH=arm64
+# build/arm64/tests/workload` for the arm64 guest (libc.a from the sysroot).
 $(OUT)/tests/workload: tests/live/workload.c Makefile mk/test.mk | $(OUT)/tests
 	$(CC) $(PS_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -static -o $@ $<
