@@ -18,6 +18,17 @@
 const volatile struct callsite_syms syms = {}; /* IP, SIP, the walker, other tracers' stand-ins */
 const volatile __u64 text_lo = 0, text_len = 0; /* core kernel text: its call sites never move */
 
+/*
+ * The return address a kprobe at SIP's entry finds in a register: arm64's
+ * `bl` leaves it in x30 (bpf/callsite_arm64.h); x86's `call` pushed it,
+ * and the program reads it at the stack pointer (0: none in a register).
+ */
+#if CALLSITE_RET_IN_LR
+#define kprobe_lr(ctx) PT_REGS_RET(ctx)
+#else
+#define kprobe_lr(ctx) 0
+#endif
+
 /* Calibrated once after attach (lookup.bpf.c, calibrate()); -1 until then. */
 __s32 ret_off = -1; /* SIP's return address: this many bytes above the program's frame */
 
@@ -60,14 +71,19 @@ static __always_inline __u64 read_word(const void *addr, bool direct_load)
 }
 
 /*
- * The two adjacent words at `addr` in one read: a fentry program's anchor
- * and the return slot above it cost one probe read where there is no
+ * A fentry program's anchor, and the return slot CALLSITE_ANCHOR_GAP
+ * above it at `addr`: adjacent on x86, so one probe read where there is no
  * bpf_rdonly_cast, not two.  Both 0 when unreadable.
  */
 static __always_inline void read_pair(const void *addr, bool direct_load, __u64 *lo, __u64 *hi)
 {
 	__u64 w[2] = {};
 
+	if (CALLSITE_ANCHOR_GAP != 8) {
+		*lo = read_word(addr, direct_load);
+		*hi = read_word(addr + CALLSITE_ANCHOR_GAP, direct_load);
+		return;
+	}
 	if (direct_load) {
 		/* timespec64 is two 8-byte scalars */
 		const struct timespec64 *pair =
@@ -96,12 +112,14 @@ static __always_inline enum lookup_site decode(__u64 ret, enum callsite_reason *
 }
 
 /*
- * A kretprobe (rethook) put arch_rethook_trampoline in the slot at `slot`
- * and pushed {ret_addr, frame = slot} on the task's rethooks list
- * (arch_rethook_prepare(), 5.19 and later on x86), newest first.  Two
- * kretprobes on one slot (IP's and SIP's: a tail call shares it) chain: the
- * newer node keeps the older's trampoline.  The real address behind the
- * `seen` nodes of this slot already undone, or 0.
+ * A kretprobe (rethook) put arch_rethook_trampoline where the return
+ * address was and pushed {ret_addr, frame} on the task's rethooks list
+ * (arch_rethook_prepare(), 5.19 and later), newest first: on x86 the
+ * frame is the slot's address, on arm64 (x30 holds the address) x29 at
+ * the entry (callsite_rethook_frame()).  Two kretprobes on one slot (IP's
+ * and SIP's: a tail call shares it) chain: the newer node keeps the
+ * older's trampoline.  The real address behind the `seen` nodes of this
+ * frame already undone, or 0.
  */
 struct rethook_node___ps {
 	struct llist_node llist;
@@ -109,8 +127,21 @@ struct rethook_node___ps {
 	unsigned long frame;
 } __attribute__((preserve_access_index));
 
+/*
+ * Where a kernel without rethook for kretprobes (arm64: no HAVE_RETHOOK)
+ * keeps the same: __kretprobe_trampoline stands in, and the task's
+ * kretprobe_instances list holds {ret_addr, fp = x29 at the entry}
+ * (arch_prepare_kretprobe()).
+ */
+struct kretprobe_instance___ps {
+	struct llist_node llist;
+	void *ret_addr;
+	void *fp;
+} __attribute__((preserve_access_index));
+
 struct task_struct___ps {
 	struct llist_head rethooks;
+	struct llist_head kretprobe_instances;
 } __attribute__((preserve_access_index));
 
 static __always_inline __u64 rethook_ret(__u64 slot, int seen)
@@ -118,26 +149,38 @@ static __always_inline __u64 rethook_ret(__u64 slot, int seen)
 	struct task_struct___ps *t = (void *)bpf_get_current_task();
 	struct llist_node *n;
 
-	if (!bpf_core_field_exists(t->rethooks))
-		return 0;
-	n = BPF_CORE_READ(t, rethooks.first);
-	for (int i = 0; i < 16 && n; i++) {
-		struct rethook_node___ps *rh =
-			(void *)n - bpf_core_field_offset(struct rethook_node___ps, llist);
+	if (bpf_core_field_exists(t->rethooks)) {
+		n = BPF_CORE_READ(t, rethooks.first);
+		for (int i = 0; i < 16 && n; i++) {
+			struct rethook_node___ps *rh =
+				(void *)n - bpf_core_field_offset(struct rethook_node___ps, llist);
 
-		if (BPF_CORE_READ(rh, frame) == slot && seen-- == 0)
-			return BPF_CORE_READ(rh, ret_addr);
+			if (BPF_CORE_READ(rh, frame) == slot && seen-- == 0)
+				return callsite_strip(&syms, BPF_CORE_READ(rh, ret_addr));
+			n = BPF_CORE_READ(n, next);
+		}
+		return 0;
+	}
+	if (!bpf_core_field_exists(t->kretprobe_instances))
+		return 0;
+	n = BPF_CORE_READ(t, kretprobe_instances.first);
+	for (int i = 0; i < 16 && n; i++) {
+		struct kretprobe_instance___ps *ri =
+			(void *)n - bpf_core_field_offset(struct kretprobe_instance___ps, llist);
+
+		if ((__u64)BPF_CORE_READ(ri, fp) == slot && seen-- == 0)
+			return callsite_strip(&syms, (__u64)BPF_CORE_READ(ri, ret_addr));
 		n = BPF_CORE_READ(n, next);
 	}
 	return 0;
 }
 
-/* Where SIP's return slot is above a fentry program's frame (bpf/callsite_x86.h). */
+/* Where SIP's return slot is above a fentry program's frame (bpf/callsite_ARCH.h). */
 static __noinline int find_slot(const void *frame)
 {
-	__u64 w = 0;
+	__u64 w[CALLSITE_PROBE_WORDS] = {};
 
-	if (bpf_probe_read_kernel(&w, sizeof(w), frame + CALLSITE_PROBE_WORD * 8))
+	if (bpf_probe_read_kernel(w, sizeof(w), frame + CALLSITE_PROBE_WORD * 8))
 		return -1;
 	return callsite_tramp_slot(&syms, w);
 }
@@ -145,16 +188,17 @@ static __noinline int find_slot(const void *frame)
 /* The trampoline's saved rbp: right under the anchor, or under the slot (jmp mode). */
 static __always_inline __u64 saved_rbp(const void *frame, __u32 off)
 {
-	bool anchored = callsite_sip_anchor(&syms, read_word(frame + ((off - 8) & 0xff), false));
+	bool anchored = callsite_sip_anchor(&syms, read_word(frame + ((off - CALLSITE_ANCHOR_GAP) & 0xff), false));
 
 	return read_word(frame + (callsite_saved_fp_offset(off, anchored) & 0xff), false);
 }
 
 /*
- * The return address `ret`, read from `slot`, not in this CPU's cache:
- * what made the check.  `fp` is rbp at SIP's entry: where IP tail-called
- * SIP from a BPF trampoline's call, the base of that trampoline's frame.
- * Out of line: only a new call site, or another tracer's hook, comes here.
+ * The return address `ret`, read from `slot` (a kretprobe's rethook node
+ * names it so), not in this CPU's cache: what made the check.  `fp` is the
+ * frame pointer at SIP's entry: where IP tail-called SIP from a BPF
+ * trampoline's call, the base of that trampoline's frame.  Out of line:
+ * only a new call site, or another tracer's hook, comes here.
  */
 static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u64 fp)
 {
@@ -184,11 +228,14 @@ static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u
 			via_orig = true;
 			undone = 0;
 			slot = fp + callsite_orig_ret_offset(false);
-			ret = read_word((void *)slot, false);
+			ret = callsite_strip(&syms, read_word((void *)slot, false));
 			if (callsite_ip_anchor(&syms, ret)) {
 				slot = fp + callsite_orig_ret_offset(true);
-				ret = read_word((void *)slot, false);
+				ret = callsite_strip(&syms, read_word((void *)slot, false));
 			}
+			/* on arm64 a rethook node names IP's entry by its x29, saved under IP's return */
+			if (CALLSITE_RET_IN_LR)
+				slot = read_word((void *)(fp + callsite_orig_ret_offset(true) - 8), false);
 			if (!ret)
 				return SITE_HOOKED;
 			continue;
@@ -211,18 +258,24 @@ static __noinline int resolve(struct lookup_cpu *cpu, __u64 ret, __u64 slot, __u
  * bpf_rdonly_cast), then ask this CPU's cache of call sites, and resolve
  * only a site not seen before or a hooked one.  `tramp`: the frame is a
  * fentry program's, whose slot is read with the anchor under it, and checked.
- * `fp`: rbp at SIP's entry, where the program has it (kprobe), else 0.
+ * `fp`: the frame pointer at SIP's entry, where the program has it
+ * (kprobe), else 0.  `lr`: the return address where the program's
+ * registers hold it (an arm64 kprobe: x30), else 0; a kretprobe's rethook
+ * node then names the call by `fp`.
  */
 static __always_inline enum lookup_site call_site(struct lookup_cpu *cpu, const void *frame,
-					   bool direct_load, bool tramp, __u64 fp)
+					   bool direct_load, bool tramp, __u64 fp, __u64 lr)
 {
 	__u32 off = ret_off & 0xff; /* bounded: the verifier needs that for ctx */
-	__u64 anchor, ret, *slot;
+	__u64 anchor, ret, *slot, key;
 	enum lookup_site s;
 	int found;
 
-	if (tramp) {
-		read_pair(frame + ((off - 8) & 0xff), direct_load, &anchor, &ret);
+	if (lr) {
+		ret = callsite_strip(&syms, lr);
+		key = fp;
+	} else if (tramp) {
+		read_pair(frame + ((off - CALLSITE_ANCHOR_GAP) & 0xff), direct_load, &anchor, &ret);
 		if (!callsite_sip_anchor(&syms, anchor)) {
 			found = find_slot(frame);
 			if (found < 0)
@@ -231,6 +284,7 @@ static __always_inline enum lookup_site call_site(struct lookup_cpu *cpu, const 
 			off = found & 0xff;
 			ret = read_word(frame + off, direct_load);
 		}
+		ret = callsite_strip(&syms, ret);
 	} else {
 		ret = read_word(frame + off, direct_load);
 	}
@@ -242,7 +296,9 @@ static __always_inline enum lookup_site call_site(struct lookup_cpu *cpu, const 
 			return s;
 	if (tramp)
 		fp = saved_rbp(frame, off);
-	return resolve(cpu, ret, (__u64)frame + off, fp);
+	if (!lr)
+		key = CALLSITE_RET_IN_LR ? fp : (__u64)frame + off;
+	return resolve(cpu, ret, key, fp);
 }
 
 #endif

@@ -23,11 +23,17 @@
 
 #include "permscope.h"
 
-/* One file per architecture; the BPF build says which (-D__TARGET_ARCH_x86). */
-#if defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
+/*
+ * One file per architecture; the BPF build says which
+ * (-D__TARGET_ARCH_x86), a user-space build its compiler's, and a test of
+ * another architecture's data defines __TARGET_ARCH_ARCH itself.
+ */
+#if defined(__TARGET_ARCH_arm64) || (!defined(__bpf__) && !defined(__TARGET_ARCH_x86) && defined(__aarch64__))
+#include "callsite_arm64.h"
+#elif defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
 #include "callsite_x86.h"
 #else
-#error "bpf/callsite.h: no call-site decoder for this architecture (write bpf/callsite_ARCH.h)"
+#error "bpf/callsite.h: no call-site decoder for this architecture (x86 and arm64 have one: write bpf/callsite_ARCH.h)"
 #endif
 
 /* struct callsite_syms, the addresses it is given, is in permscope.h. */
@@ -36,12 +42,27 @@
 enum callsite_reason {
 	CALLSITE_CALL,         /* a call of IP or SIP, or a return inside IP: attributed */
 	CALLSITE_IP_BODY,      /* a call of IP's body past its fentry call: a trampoline ran it (SITE_ORIG) */
+	CALLSITE_TRAMP_CALL,   /* a trampoline's call of its function, named only in its frame (SITE_ORIG) */
 	CALLSITE_UNREADABLE,   /* the window could not be read (SITE_UNREAD) */
 	CALLSITE_NOT_A_CALL,   /* the window ends in no direct call: a jmp, an indirect call, data (SITE_FOREIGN) */
 	CALLSITE_OTHER_TARGET, /* a direct call of something else (SITE_FOREIGN) */
 	CALLSITE_RETHOOK,      /* a kretprobe's trampoline: the task's rethook list has the real address (SITE_HOOKED) */
 	CALLSITE_FGRAPH,       /* the function graph tracer's: not recovered (SITE_HOOKED) */
 };
+
+/*
+ * The run of set bits atop a kernel text address, user space's for
+ * callsite_syms.text_top: on arm64 the bits a pointer authentication code
+ * takes in a signed return address (callsite_strip()).
+ */
+static inline __u64 callsite_text_top(__u64 addr)
+{
+	__u64 top = 0;
+
+	for (int bit = 63; bit >= 0 && (addr >> bit & 1); bit--)
+		top |= 1ULL << bit;
+	return top;
+}
 
 static inline bool callsite_in(__u64 addr, __u64 lo, __u64 len)
 {
@@ -105,6 +126,9 @@ static inline enum lookup_site callsite_classify(const volatile struct callsite_
 	} else if (!w) {
 		r = CALLSITE_UNREADABLE;
 		s = SITE_UNREAD;
+	} else if (callsite_tramp_call(w)) {
+		r = CALLSITE_TRAMP_CALL; /* resolve() reads its frame: IP's, or hooked */
+		s = SITE_ORIG;
 	} else if (!callsite_call_target(w, ret, &tgt)) {
 		r = CALLSITE_NOT_A_CALL;
 		s = SITE_FOREIGN;
@@ -125,12 +149,14 @@ static inline enum lookup_site callsite_classify(const volatile struct callsite_
 }
 
 /*
- * A fentry program's return slot, told by the word at CALLSITE_PROBE_WORD
- * of its frame: its offset above the program's context.
+ * A fentry program's return slot, told by the CALLSITE_PROBE_WORDS words
+ * from CALLSITE_PROBE_WORD of its frame: its offset above the program's
+ * context, or -1 where none of them is where the architecture's
+ * trampoline puts its anchor.
  */
-static inline int callsite_tramp_slot(const volatile struct callsite_syms *k, __u64 probed)
+static inline int callsite_tramp_slot(const volatile struct callsite_syms *k, const __u64 *probed)
 {
-	return callsite_slot_offset(callsite_sip_anchor(k, probed));
+	return callsite_slot_from(k, probed);
 }
 
 #endif

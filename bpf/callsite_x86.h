@@ -2,18 +2,26 @@
 /*
  * x86-64's half of bpf/callsite.h: how a call instruction and a BPF
  * trampoline's frame look on this architecture.  bpf/callsite.h includes
- * it (never include it yourself) and asks it four things, which another
- * architecture's file (bpf/callsite_ARCH.h) answers in its own terms:
+ * it (never include it yourself) and asks it these things, which another
+ * architecture's file (bpf/callsite_arm64.h) answers in its own terms:
  *
  * - CALLSITE_WINDOW, the bytes read before a return address, and
- *   callsite_call_target(): whether they end in a direct call, and its target;
+ *   callsite_call_target(): whether they end in a direct call, and its
+ *   target; callsite_tramp_call(): whether they end in a call whose target
+ *   only a trampoline's frame holds (never, here: x86's trampoline calls
+ *   the traced function's body directly, and the target says which);
+ * - callsite_strip(): a return address read from memory as it compares
+ *   (x86 signs none);
  * - CALLSITE_ANCHOR_SPAN: how far past a function's start the return
  *   of its fentry call lies (a trampoline's return into the function);
- * - callsite_slot_offset() and callsite_saved_fp_offset(): where a fentry
- *   trampoline keeps the traced function's return address and the rbp it
- *   saved, above the program's context;
+ * - callsite_slot_from(), CALLSITE_ANCHOR_GAP and callsite_saved_fp_offset():
+ *   where a fentry trampoline keeps the traced function's return address,
+ *   the anchor under it and the rbp it saved, above the program's context;
  * - callsite_orig_ret_offset(): where, above the rbp of IP's trampoline,
- *   IP's own return address is, when that trampoline ran IP's body.
+ *   IP's own return address is, when that trampoline ran IP's body;
+ * - CALLSITE_RET_IN_LR (0): a kprobe at a function's entry finds the
+ *   return address on the stack, at the stack pointer, and a kretprobe's
+ *   rethook node names it by that address.
  *
  * Plain C, no BPF helper: compiled into the BPF program (clang -target
  * bpf) and into tests/unit/test_callsite.c (gcc, on any host: the windows
@@ -58,6 +66,23 @@ static inline bool callsite_call_target(const __u8 *w, __u64 ret, __u64 *tgt)
 	return true;
 }
 
+/* x86 has no call through a register that only a trampoline's frame resolves. */
+static inline bool callsite_tramp_call(const __u8 *w)
+{
+	(void)w;
+	return false;
+}
+
+/* Return addresses are plain addresses here. */
+static inline __u64 callsite_strip(const volatile struct callsite_syms *k, __u64 addr)
+{
+	(void)k;
+	return addr;
+}
+
+/* A kprobe at SIP's entry: the return address is the word at the stack pointer. */
+#define CALLSITE_RET_IN_LR 0
+
 /*
  * A fentry trampoline's frame, in 8-byte words above the program's
  * context (arch/x86/net/bpf_jit_comp.c, __arch_prepare_bpf_trampoline(),
@@ -71,10 +96,14 @@ static inline bool callsite_call_target(const __u8 *w, __u64 ret, __u64 *tgt)
  */
 #define CALLSITE_NARGS 2 /* security_inode_permission(inode, mask) */
 #define CALLSITE_PROBE_WORD (CALLSITE_NARGS + 2)
+#define CALLSITE_PROBE_WORDS 1
+#define CALLSITE_ANCHOR_GAP 8 /* from the anchor up to the slot */
 
 /* The slot's offset: the word above the anchor, or the probed one itself. */
-static inline int callsite_slot_offset(bool anchored)
+static inline int callsite_slot_from(const volatile struct callsite_syms *k, const __u64 *w)
 {
+	bool anchored = w[0] - k->sip_lo < CALLSITE_ANCHOR_SPAN;
+
 	return (CALLSITE_PROBE_WORD + (anchored ? 1 : 0)) * 8;
 }
 

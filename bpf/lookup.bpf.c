@@ -9,10 +9,11 @@
  * plain call), or follows a `call inode_permission` (IP tail-called SIP, as
  * on every kernel checked, 6.1 to 7.2: IP's frame is gone and the address
  * is IP's caller's), or follows a `call security_inode_permission` (the
- * fast path: a skip).  The rel32 of the call instruction names its target.
- * Anything else is *unattributed*, counted per reason, never a skip.  What
- * an address means is bpf/callsite.h's (a pure classifier, the x86 bytes
- * in bpf/callsite_x86.h, tested on every call site of the pinned kernels);
+ * fast path: a skip).  The call instruction names its target (x86's
+ * rel32, arm64's bl imm26).  Anything else is *unattributed*, counted per
+ * reason, never a skip.  What an address means is bpf/callsite.h's (a
+ * pure classifier, each architecture's instructions in
+ * bpf/callsite_ARCH.h, tested on every call site of the pinned kernels);
  * reading it, the hooks undone and the per-CPU cache are bpf/callsite.bpf.h.
  *
  * Another tracer can stand in that return slot (docs/kernels.md, "Other
@@ -59,7 +60,9 @@ const volatile __u64 realtime_offset_ns = 0;    /* CLOCK_REALTIME - CLOCK_MONOTO
 /*
  * Calibration: user space sets calib_tid to its own thread and calls
  * access("/", X_OK) until ret_off >= 0.  Until then nothing is counted.
- * A kprobe's frame is SIP's entry stack pointer: the slot is at 0.  A
+ * A kprobe's frame is SIP's entry stack pointer: the slot is at 0 (on
+ * arm64 the address is in x30 and nothing is looked for: the check only
+ * proves that the known call resolves).  A
  * fentry program's frame is its context, the arguments its trampoline
  * saved; the slot lies above the trampoline's own return address into SIP
  * (the anchor), and moves when another program on SIP changes the
@@ -204,7 +207,8 @@ struct check {
 	__u64 fs_type;
 	__u64 magic;          /* the superblock's s_magic */
 	const void *frame;    /* the program's frame: where ret_off counts from */
-	__u64 fp;             /* rbp at SIP's entry where the program has it (kprobe), else 0 */
+	__u64 fp;             /* the frame pointer at SIP's entry where the program has it (kprobe), else 0 */
+	__u64 lr;             /* the return address where a register holds it (arm64's kprobe), else 0 */
 	int mask;
 	struct dir_view d;    /* the inode as SIP sees it */
 };
@@ -249,7 +253,7 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, b
 
 	if (bench_stop == 1)
 		return;
-	site = call_site(cpu, c->frame, direct_load, tramp, c->fp);
+	site = call_site(cpu, c->frame, direct_load, tramp, c->fp, c->lr);
 	/* neither proven skipped nor proven full: counted apart, never judged */
 	switch (site) {
 	case SITE_IP_WALK:
@@ -314,10 +318,10 @@ static __always_inline void sip_check(struct lookup_cpu *cpu, struct check *c, b
  * hook on IP may hide it (SITE_HOOKED): the place is known all the same.
  */
 static __always_inline void calibrate(struct lookup_cpu *cpu, const void *frame, bool tramp,
-				      __u64 fp)
+				      __u64 fp, __u64 lr)
 {
 	__s32 off = 0;
-	__u64 ret;
+	__u64 ret, key;
 	enum lookup_site s;
 
 	if (tramp) {
@@ -326,8 +330,14 @@ static __always_inline void calibrate(struct lookup_cpu *cpu, const void *frame,
 			return;
 		fp = saved_rbp(frame, off);
 	}
-	ret = read_word(frame + (off & 0xff), false);
-	s = ret ? resolve(cpu, ret, (__u64)frame + (off & 0xff), fp) : SITE_UNREAD;
+	if (lr) {
+		ret = callsite_strip(&syms, lr);
+		key = fp;
+	} else {
+		ret = callsite_strip(&syms, read_word(frame + (off & 0xff), false));
+		key = CALLSITE_RET_IN_LR ? fp : (__u64)frame + (off & 0xff);
+	}
+	s = ret ? resolve(cpu, ret, key, fp) : SITE_UNREAD;
 	calib_site = s;
 	if (s == SITE_IP_WALK || s == SITE_IP_OTHER || s == SITE_HOOKED)
 		ret_off = off;
@@ -378,8 +388,8 @@ static __always_inline void ip_entry(struct inode *inode, int mask)
 		inode->i_op->permission != NULL);
 }
 
-static __always_inline void sip_entry(const void *frame, __u64 fp, struct inode *inode, int mask,
-				      bool direct_load, bool tramp)
+static __always_inline void sip_entry(const void *frame, __u64 fp, __u64 lr, struct inode *inode,
+				      int mask, bool direct_load, bool tramp)
 {
 	struct lookup_cpu *cpu;
 	struct check c;
@@ -388,7 +398,7 @@ static __always_inline void sip_entry(const void *frame, __u64 fp, struct inode 
 		return;
 	if (ret_off < 0) {
 		if (calibrating())
-			calibrate(cpu, frame, tramp, fp);
+			calibrate(cpu, frame, tramp, fp, lr);
 		return;
 	}
 	if (!counted(cpu))
@@ -398,6 +408,7 @@ static __always_inline void sip_entry(const void *frame, __u64 fp, struct inode 
 	c.magic = inode->i_sb->s_magic;
 	c.frame = frame;
 	c.fp = fp;
+	c.lr = lr;
 	c.mask = mask;
 	c.d.mode = inode->i_mode;
 	c.d.opflags = inode->i_opflags;
@@ -417,14 +428,14 @@ int BPF_PROG(fentry_inode_permission, struct mnt_idmap *idmap, struct inode *ino
 SEC("fentry/security_inode_permission")
 int BPF_PROG(fentry_security_inode_permission_rdonly_cast, struct inode *inode, int mask)
 {
-	sip_entry(ctx, 0, inode, mask, true, true);
+	sip_entry(ctx, 0, 0, inode, mask, true, true);
 	return 0;
 }
 
 SEC("fentry/security_inode_permission")
 int BPF_PROG(fentry_security_inode_permission, struct inode *inode, int mask)
 {
-	sip_entry(ctx, 0, inode, mask, false, true);
+	sip_entry(ctx, 0, 0, inode, mask, false, true);
 	return 0;
 }
 
@@ -450,7 +461,8 @@ int BPF_KPROBE(kprobe_inode_permission_rdonly_cast, struct mnt_idmap *idmap, str
 SEC("kprobe/security_inode_permission")
 int BPF_KPROBE(kprobe_security_inode_permission_rdonly_cast, struct inode *inode, int mask)
 {
-	sip_entry((void *)PT_REGS_SP(ctx), PT_REGS_FP(ctx), as_inode(inode), mask, true, false);
+	sip_entry((void *)PT_REGS_SP(ctx), PT_REGS_FP(ctx), kprobe_lr(ctx), as_inode(inode), mask,
+		  true, false);
 	return 0;
 }
 
@@ -482,7 +494,7 @@ int BPF_KPROBE(kprobe_security_inode_permission, struct inode *inode, int mask)
 		return 0;
 	if (ret_off < 0) {
 		if (calibrating())
-			calibrate(cpu, (void *)PT_REGS_SP(ctx), false, PT_REGS_FP(ctx));
+			calibrate(cpu, (void *)PT_REGS_SP(ctx), false, PT_REGS_FP(ctx), kprobe_lr(ctx));
 		return 0;
 	}
 	if (!counted(cpu))
@@ -492,6 +504,7 @@ int BPF_KPROBE(kprobe_security_inode_permission, struct inode *inode, int mask)
 	c.magic = BPF_CORE_READ(inode, i_sb, s_magic);
 	c.frame = (void *)PT_REGS_SP(ctx);
 	c.fp = PT_REGS_FP(ctx);
+	c.lr = kprobe_lr(ctx);
 	c.mask = mask;
 	c.d.opflags = BPF_CORE_READ(inode, i_opflags);
 	c.d.acl = 0;

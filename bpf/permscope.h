@@ -185,8 +185,9 @@ struct callsite_syms {
 	__u64 sip_lo;            /* security_inode_permission() */
 	__u64 ip_pad, sip_pad;   /* bytes of __pfx_ padding before each, where a call thunk may take a call */
 	__u64 walk_lo, walk_len; /* link_path_walk(); len 0: not known, every check is the walker's */
-	__u64 rethook_tramp;     /* arch_rethook_trampoline, a kretprobe's stand-in; 0 unknown */
+	__u64 rethook_tramp;     /* arch_rethook_trampoline (or __kretprobe_trampoline), a kretprobe's stand-in; 0 unknown */
 	__u64 fgraph_tramp;      /* return_to_handler, the function graph tracer's; 0 unknown */
+	__u64 text_top;          /* the run of set bits atop the kernel's text address (arm64 strips PACs with it) */
 };
 
 struct lookup_fs_name {

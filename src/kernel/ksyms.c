@@ -102,12 +102,11 @@ static void scan_line(struct scan *s, const char *p, const char *end)
 		return;
 	if (addr)
 		s->any_nonzero = true;
-	if (!is_text(type))
-		return;
-	if (!s->err)
+	if (is_text(type) && !s->err)
 		s->err = keep_text(s, addr);
 	for (int i = 0; i < s->n; i++)
-		if (!s->r[i].lo && name_matches(name, p - name, s->r[i].name, s->want_len[i]))
+		if (!s->r[i].lo && (is_text(type) || s->r[i].any_type) &&
+		    name_matches(name, p - name, s->r[i].name, s->want_len[i]))
 			s->r[i].lo = addr;
 }
 

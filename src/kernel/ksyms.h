@@ -3,10 +3,12 @@
 #ifndef PERMSCOPE_KSYMS_H
 #define PERMSCOPE_KSYMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ksym_range {
 	const char *name; /* in: function name; "fn." also matches fn.isra.0 and such */
+	bool any_type;    /* in: a data symbol matches too (arm64's _etext is one) */
 	uint64_t lo;      /* out: start address, 0 when not found */
 	uint64_t len;     /* out: distance to the next text symbol */
 };

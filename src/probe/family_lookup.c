@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "callsite.h"
 #include "lookup.skel.h"
 
 /* The bytes of a function's __pfx_ padding right before it (at most 64), or 0. */
@@ -26,7 +27,7 @@ static __u64 padding(const struct ksym_range *pfx, __u64 fn)
 int lookup_callsite_syms(const struct probe_opts *o, struct callsite_syms *cs, __u64 *text_lo,
 			 __u64 *text_len, char *why, size_t len)
 {
-	enum { IP, SIP, IP_PFX, SIP_PFX, WALK, STEXT, ETEXT, RETHOOK, FGRAPH, NSYMS };
+	enum { IP, SIP, IP_PFX, SIP_PFX, WALK, STEXT, ETEXT, RETHOOK, KRETPROBE, FGRAPH, NSYMS };
 	struct ksym_range k[NSYMS] = {
 		[IP] = { .name = "inode_permission" },
 		[SIP] = { .name = "security_inode_permission" },
@@ -35,9 +36,11 @@ int lookup_callsite_syms(const struct probe_opts *o, struct callsite_syms *cs, _
 		[SIP_PFX] = { .name = "__pfx_security_inode_permission" },
 		[WALK] = { .name = "link_path_walk." },
 		[STEXT] = { .name = "_stext" },
-		[ETEXT] = { .name = "_etext" },
+		[ETEXT] = { .name = "_etext", .any_type = true }, /* D on arm64, T on x86 */
 		/* other tracers' stand-ins for a return address (bpf/callsite.h) */
 		[RETHOOK] = { .name = "arch_rethook_trampoline" },
+		/* a kernel whose kretprobes use no rethook (arm64) */
+		[KRETPROBE] = { .name = "__kretprobe_trampoline" },
 		[FGRAPH] = { .name = "return_to_handler" },
 	};
 	int err;
@@ -56,7 +59,9 @@ int lookup_callsite_syms(const struct probe_opts *o, struct callsite_syms *cs, _
 		.ip_pad = padding(&k[IP_PFX], k[IP].lo), .sip_pad = padding(&k[SIP_PFX], k[SIP].lo),
 		/* the path walker, to tell its checks from other callers' (optional) */
 		.walk_lo = k[WALK].lo, .walk_len = k[WALK].len,
-		.rethook_tramp = k[RETHOOK].lo, .fgraph_tramp = k[FGRAPH].lo,
+		.rethook_tramp = k[RETHOOK].lo ? k[RETHOOK].lo : k[KRETPROBE].lo,
+		.fgraph_tramp = k[FGRAPH].lo,
+		.text_top = callsite_text_top(k[IP].lo),
 	};
 	/* Core text, whose call sites are cached; modules' and trampolines' never are. */
 	*text_lo = *text_len = 0;

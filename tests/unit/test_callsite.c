@@ -29,7 +29,10 @@
 #endif
 #include "callsite.h"
 
-static unsigned long cases; /* every classification asserted, printed at the end */
+#define CALLSITE_DATA "callsite-windows.txt"
+#define CALLSITE_KERNELS 3
+#include "callsite_data.h"
+
 
 /* A kernel laid out like sid's 7.2 (tests/unit/data/callsite-windows.txt). */
 static const struct callsite_syms K = {
@@ -59,136 +62,6 @@ static void expect(const struct callsite_syms *k, __u64 ret, const __u8 *w, enum
 	assert_int_equal(callsite_classify(k, ret, w, &why), site);
 	assert_int_equal(why, reason);
 	cases++;
-}
-
-/* ---- the pinned kernels' call sites ------------------------------------- */
-
-static const char *const site_names[] = {
-	[SITE_IP_WALK] = "ip_walk", [SITE_IP_OTHER] = "ip_other",
-	[SITE_DIRECT_WALK] = "direct_walk", [SITE_DIRECT_OTHER] = "direct_other",
-	[SITE_FOREIGN] = "foreign", [SITE_ORIG] = "orig",
-};
-
-static int site_named(const char *name)
-{
-	for (size_t i = 0; i < sizeof(site_names) / sizeof(site_names[0]); i++)
-		if (site_names[i] && !strcmp(site_names[i], name))
-			return (int)i;
-	fail_msg("unknown class '%s' in the data file", name);
-	return -1;
-}
-
-static bool hex_window(const char *hex, __u8 w[CALLSITE_WINDOW])
-{
-	if (strlen(hex) != 2 * CALLSITE_WINDOW)
-		return false;
-	for (int i = 0; i < CALLSITE_WINDOW; i++)
-		if (sscanf(hex + 2 * i, "%2hhx", &w[i]) != 1)
-			return false;
-	return true;
-}
-
-/* The data file, read once: its kernels and their call sites. */
-#define MAX_KERNELS 8
-#define MAX_SITES 1024
-
-static struct kernel {
-	char name[32];
-	struct callsite_syms k;
-} kernels[MAX_KERNELS];
-static struct site {
-	int kernel;
-	__u64 ret;
-	__u8 w[CALLSITE_WINDOW];
-	int want;
-	char caller[256], op[8];
-} sites[MAX_SITES];
-static int nkernels, nsites;
-
-static void read_data(void)
-{
-	char path[512], line[512], word[64], hex[64], want[32];
-	unsigned long long v[9], ret;
-	FILE *f;
-
-	if (nkernels)
-		return;
-	snprintf(path, sizeof(path), "%s/callsite-windows.txt", testdata_dir());
-	f = fopen(path, "re");
-	if (!f)
-		fail_msg("%s: %s (tests/callsite-windows makes it)", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		struct site *s = &sites[nsites];
-
-		if (line[0] == '#' || sscanf(line, "%63s", word) != 1)
-			continue;
-		if (!strcmp(word, "kernel")) {
-			assert_true(nkernels < MAX_KERNELS);
-			assert_int_equal(sscanf(line, "kernel %31s", kernels[nkernels++].name), 1);
-		} else if (!strcmp(word, "syms")) {
-			assert_true(nkernels > 0);
-			assert_int_equal(sscanf(line, "syms %llx %llx %llx %llx %llx %llx %llx %llx %llx",
-						&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]), 9);
-			kernels[nkernels - 1].k = (struct callsite_syms){
-				.ip_lo = v[0], .ip_len = v[1], .sip_lo = v[2], .ip_pad = v[3],
-				.sip_pad = v[4], .walk_lo = v[5], .walk_len = v[6],
-				.rethook_tramp = v[7], .fgraph_tramp = v[8],
-			};
-		} else {
-			assert_string_equal(word, "site");
-			assert_true(nkernels > 0 && kernels[nkernels - 1].k.ip_lo && nsites < MAX_SITES);
-			assert_int_equal(sscanf(line, "site %llx %63s %31s %255s %7s", &ret, hex, want,
-						s->caller, s->op), 5);
-			assert_true(hex_window(hex, s->w));
-			s->kernel = nkernels - 1;
-			s->ret = ret;
-			s->want = site_named(want);
-			nsites++;
-		}
-	}
-	fclose(f);
-}
-
-static void every_call_site_of_the_pinned_kernels_is_what_its_symbols_say(void **state)
-{
-	unsigned n[MAX_KERNELS] = { 0 }, walker_ip[MAX_KERNELS] = { 0 }, walker_sip[MAX_KERNELS] = { 0 };
-	int bad = 0;
-
-	(void)state;
-	read_data();
-	for (int i = 0; i < nsites; i++) {
-		const struct site *s = &sites[i];
-		enum callsite_reason why;
-		enum lookup_site got = callsite_classify(&kernels[s->kernel].k, s->ret, s->w, &why);
-
-		/* a jmp is never taken for a call, wherever it is */
-		if (!strcmp(s->op, "jmp")) {
-			__u64 tgt;
-
-			assert_false(callsite_call_target(s->w, s->ret, &tgt));
-		}
-		if ((int)got != s->want) {
-			print_error("%s: site %llx in %s: classified %s, its symbols say %s\n",
-				    kernels[s->kernel].name, (unsigned long long)s->ret, s->caller,
-				    got < SITE_ORIG + 1 && site_names[got] ? site_names[got] : "unread/hooked",
-				    site_names[s->want]);
-			bad++;
-		}
-		n[s->kernel]++;
-		walker_ip[s->kernel] += s->want == SITE_IP_WALK && strncmp(s->caller, "inode_permission+", 17);
-		walker_sip[s->kernel] += s->want == SITE_DIRECT_WALK;
-		cases++;
-	}
-	assert_int_equal(bad, 0);
-	/* the three pinned kernels, each with walker calls of IP; sid's walker calls SIP too */
-	assert_int_equal(nkernels, 3);
-	for (int i = 0; i < nkernels; i++) {
-		print_message("%s: %u call sites, %u walker calls of IP, %u of SIP\n", kernels[i].name,
-			      n[i], walker_ip[i], walker_sip[i]);
-		assert_true(n[i] > 10);
-		assert_true(walker_ip[i] > 0);
-		assert_int_equal(walker_sip[i] > 0, !strcmp(kernels[i].name, "sid"));
-	}
 }
 
 /* The image's .text: its address and bytes. */
@@ -411,7 +284,7 @@ static void trampoline_frames_give_the_slot_and_saved_rbp(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
 		const __u64 *w = frames[i].w;
-		int off = callsite_tramp_slot(&K, w[CALLSITE_PROBE_WORD]);
+		int off = callsite_tramp_slot(&K, &w[CALLSITE_PROBE_WORD]);
 		bool anchored = callsite_sip_anchor(&K, w[off / 8 - 1]);
 
 		print_message("%s: slot word %d, saved rbp word %d\n", frames[i].what, off / 8,
@@ -498,13 +371,6 @@ static void garbage_is_never_a_confident_call(void **state)
 	print_message("garbage: %d windows, %u of them real calls of IP or SIP, all told so\n", n,
 		      confident);
 	assert_true(confident > 0); /* the aimed ones: the assertion above was reached */
-}
-
-static int print_cases(void **state)
-{
-	(void)state;
-	print_message("callsite: %lu cases classified and asserted\n", cases);
-	return 0;
 }
 
 int main(void)

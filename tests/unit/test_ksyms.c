@@ -111,6 +111,21 @@ static void unknown_name_keeps_lo_zero(void **state)
 	assert_int_equal(r[3].lo, 0xffffffff81001000ULL);
 }
 
+/* arm64's _etext is a data symbol: found where asked for, never a function's bound. */
+static void a_data_symbol_resolves_where_any_type_asks_for_it(void **state)
+{
+	struct ksym_range r[] = {
+		{ .name = "alpha_table", .any_type = true },
+		{ .name = "alpha" },
+	};
+	const char *path = fake_kallsyms(state, sample);
+
+	assert_int_equal(ksyms_resolve(path, r, 2), 0);
+	assert_int_equal(r[0].lo, 0xffffffff81001040ULL);
+	assert_int_equal(r[1].lo, 0xffffffff81001000ULL);
+	assert_int_equal(r[1].len, 0x100); /* beta bounds alpha, not the table */
+}
+
 static void bound_is_the_nearest_text_symbol_whatever_the_line_order(void **state)
 {
 	static const char shuffled[] =
@@ -246,6 +261,7 @@ int main(void)
 		cmocka_unit_test_teardown(range_ends_at_the_next_text_symbol, remove_fake),
 		cmocka_unit_test_teardown(module_symbols_with_a_module_column_resolve, remove_fake),
 		cmocka_unit_test_teardown(unknown_name_keeps_lo_zero, remove_fake),
+		cmocka_unit_test_teardown(a_data_symbol_resolves_where_any_type_asks_for_it, remove_fake),
 		cmocka_unit_test_teardown(bound_is_the_nearest_text_symbol_whatever_the_line_order,
 					  remove_fake),
 		cmocka_unit_test_teardown(first_text_definition_of_a_name_wins, remove_fake),
