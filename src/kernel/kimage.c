@@ -387,17 +387,22 @@ static bool is_arm64_image(const unsigned char *d, size_t len)
  * version 1 and 24 header bytes, and whose sections end inside the file,
  * that libbpf accepts.  The largest such wins: the kernel's own BTF is
  * megabytes, and nothing else in the image that happens to start with the
- * same eight bytes could parse as more.
+ * same eight bytes could parse as more.  A blob that parses is skipped
+ * whole, and at most ARM64_BTF_TRIES candidates are parsed: a file made of
+ * such headers costs a bounded number of parses, not one per byte.
  */
+#define ARM64_BTF_TRIES 16
+
 static int parse_arm64_image(const unsigned char *d, size_t len, struct kimage *ki, char *err,
 			     size_t errlen)
 {
 	static const unsigned char magic[] = { 0x9f, 0xeb, 0x01, 0x00, BTF_HEADER_LEN, 0, 0, 0 };
 	const unsigned char *p = d, *end = d + len;
 	size_t best = 0;
+	int tries = 0;
 
 	banner_release(d, len, ki->release, sizeof(ki->release));
-	while ((p = memmem(p, end - p, magic, sizeof(magic)))) {
+	while (tries < ARM64_BTF_TRIES && (p = memmem(p, end - p, magic, sizeof(magic)))) {
 		size_t avail = end - p, tend, send, size;
 		struct btf *btf;
 
@@ -406,12 +411,20 @@ static int parse_arm64_image(const unsigned char *d, size_t len, struct kimage *
 		tend = (uint64_t)le32(p + 8) + le32(p + 12);  /* type_off + type_len */
 		send = (uint64_t)le32(p + 16) + le32(p + 20); /* str_off + str_len */
 		size = BTF_HEADER_LEN + (tend > send ? tend : send);
-		if (size > best && size <= avail && (btf = btf__new(p, size))) {
-			btf__free(ki->btf);
-			ki->btf = btf;
-			best = size;
+		if (size <= best || size > avail) {
+			p++;
+			continue;
 		}
-		p++;
+		tries++;
+		btf = btf__new(p, size);
+		if (!btf) {
+			p++;
+			continue;
+		}
+		btf__free(ki->btf);
+		ki->btf = btf;
+		best = size;
+		p += size;
 	}
 	if (!ki->btf) {
 		err_set("an arm64 Image without BTF (a kernel built without CONFIG_DEBUG_INFO_BTF)");

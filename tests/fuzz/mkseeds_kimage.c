@@ -2,7 +2,7 @@
 /*
  * Writes the seeds of fuzz_kimage into DIR: the kernels test_kimage makes
  * (raw BTF of a struct cred, a vmlinux ELF, a bzImage in each compression,
- * a Debian package), made by its own functions, so that they are the files
+ * an arm64 Image plain and gzip'ed, a Debian package), made by its own functions, so that they are the files
  * the unit tests read.  `make fuzz-seeds` runs it; the output is checked in
  * under tests/fuzz/corpus/fuzz_kimage.
  */
@@ -37,6 +37,10 @@ int main(int argc, char **argv)
 	/* (an argument's order of evaluation is unspecified: len is set first) */
 	d = fake_vmlinux(btf, btf_len, &len);
 	put(argv[1], "vmlinux", d, len);
+	d = fake_arm64_image(btf, btf_len, &len);
+	bz = compress(d, len, ARCHIVE_FILTER_GZIP, &bz_len);
+	put(argv[1], "arm64-image.gz", bz, bz_len);
+	put(argv[1], "arm64-image", d, len);
 	put(argv[1], "raw.btf", btf, btf_len);
 	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
 		d = fake_kernel(z[i].filter, &len);
