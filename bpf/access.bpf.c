@@ -192,11 +192,14 @@ int BPF_KRETPROBE(kretprobe_do_faccessat)
 	return call_exit();
 }
 
+/* access(2) is x86's: arm64 has faccessat and faccessat2 alone (glibc's access() is faccessat). */
+#if !defined(__TARGET_ARCH_arm64)
 SEC("tracepoint/syscalls/sys_enter_access")
 int tp_sys_enter_access(struct trace_event_raw_sys_enter *ctx)
 {
 	return call_enter(0);
 }
+#endif
 
 SEC("tracepoint/syscalls/sys_enter_faccessat")
 int tp_sys_enter_faccessat(struct trace_event_raw_sys_enter *ctx)
@@ -210,11 +213,13 @@ int tp_sys_enter_faccessat2(struct trace_event_raw_sys_enter *ctx)
 	return call_enter((int)ctx->args[3]);
 }
 
+#if !defined(__TARGET_ARCH_arm64)
 SEC("tracepoint/syscalls/sys_exit_access")
 int tp_sys_exit_access(void *ctx)
 {
 	return call_exit();
 }
+#endif
 
 SEC("tracepoint/syscalls/sys_exit_faccessat")
 int tp_sys_exit_faccessat(void *ctx)

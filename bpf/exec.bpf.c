@@ -4,13 +4,14 @@
  *
  * The mode names the hooks that open and close each call's window and the
  * one that sees an mm being allocated inside it:
- *   fentry      fentry/fexit on __x64_sys_execve/execveat, fentry on mm_alloc()
+ *   fentry      fentry/fexit on __x64_sys_execve/execveat (arm64:
+ *               __arm64_sys_*), fentry on mm_alloc()
  *   kprobe      kprobe/kretprobe on the same, kprobe on mm_alloc()
  *   tracepoint  the execve/execveat syscall tracepoints, and the raw
  *               kmem_cache_alloc tracepoint, call_site inside mm_alloc()
  * do_execveat_common() is inlined on 6.1, 6.12 and 7.2, so the function
- * hooks are on the x86-64 syscall functions (32-bit compat execs are seen
- * in tracepoint mode only).  Syscall tracepoints are kept to the mode that
+ * hooks are on the architecture's syscall functions (SYSCALL(), below;
+ * 32-bit compat execs are seen in tracepoint mode only).  Syscall tracepoints are kept to the mode that
  * has nothing else: attaching one puts every task on the syscall-work slow
  * path.
  *
@@ -28,6 +29,17 @@
 #include "sample.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * A syscall's function under the architecture's syscall wrapper
+ * (CONFIG_ARCH_HAS_SYSCALL_WRAPPER): __x64_sys_execve on x86-64,
+ * __arm64_sys_execve on arm64.  The programs' own names are the same on both.
+ */
+#if defined(__TARGET_ARCH_arm64)
+#define SYSCALL(name) "__arm64_sys_" name
+#else
+#define SYSCALL(name) "__x64_sys_" name
+#endif
 
 #define ENOENT 2
 
@@ -172,50 +184,50 @@ static __always_inline void mm_allocated(void)
 		call->mm_allocated = 1;
 }
 
-SEC("fentry/__x64_sys_execve")
-int BPF_PROG(fentry_x64_sys_execve, const struct pt_regs *regs)
+SEC("fentry/" SYSCALL("execve"))
+int BPF_PROG(fentry_sys_execve, const struct pt_regs *regs)
 {
 	return call_enter();
 }
 
-SEC("fentry/__x64_sys_execveat")
-int BPF_PROG(fentry_x64_sys_execveat, const struct pt_regs *regs)
+SEC("fentry/" SYSCALL("execveat"))
+int BPF_PROG(fentry_sys_execveat, const struct pt_regs *regs)
 {
 	return call_enter();
 }
 
-SEC("fexit/__x64_sys_execve")
-int BPF_PROG(fexit_x64_sys_execve, const struct pt_regs *regs, long ret)
+SEC("fexit/" SYSCALL("execve"))
+int BPF_PROG(fexit_sys_execve, const struct pt_regs *regs, long ret)
 {
 	return call_exit(ret);
 }
 
-SEC("fexit/__x64_sys_execveat")
-int BPF_PROG(fexit_x64_sys_execveat, const struct pt_regs *regs, long ret)
+SEC("fexit/" SYSCALL("execveat"))
+int BPF_PROG(fexit_sys_execveat, const struct pt_regs *regs, long ret)
 {
 	return call_exit(ret);
 }
 
-SEC("kprobe/__x64_sys_execve")
-int BPF_KPROBE(kprobe_x64_sys_execve)
+SEC("kprobe/" SYSCALL("execve"))
+int BPF_KPROBE(kprobe_sys_execve)
 {
 	return call_enter();
 }
 
-SEC("kprobe/__x64_sys_execveat")
-int BPF_KPROBE(kprobe_x64_sys_execveat)
+SEC("kprobe/" SYSCALL("execveat"))
+int BPF_KPROBE(kprobe_sys_execveat)
 {
 	return call_enter();
 }
 
-SEC("kretprobe/__x64_sys_execve")
-int BPF_KRETPROBE(kretprobe_x64_sys_execve, long ret)
+SEC("kretprobe/" SYSCALL("execve"))
+int BPF_KRETPROBE(kretprobe_sys_execve, long ret)
 {
 	return call_exit(ret);
 }
 
-SEC("kretprobe/__x64_sys_execveat")
-int BPF_KRETPROBE(kretprobe_x64_sys_execveat, long ret)
+SEC("kretprobe/" SYSCALL("execveat"))
+int BPF_KRETPROBE(kretprobe_sys_execveat, long ret)
 {
 	return call_exit(ret);
 }
@@ -274,26 +286,26 @@ int tp_kmem_cache_alloc(struct bpf_raw_tracepoint_args *ctx)
  * programs, loaded in place of the others only when
  * PERMSCOPE_EMPTY_PROGRAMS is set.
  */
-SEC("fentry/__x64_sys_execve")
-int BPF_PROG(empty_fentry_x64_sys_execve)
+SEC("fentry/" SYSCALL("execve"))
+int BPF_PROG(empty_fentry_sys_execve)
 {
 	return 0;
 }
 
-SEC("fexit/__x64_sys_execve")
-int BPF_PROG(empty_fexit_x64_sys_execve)
+SEC("fexit/" SYSCALL("execve"))
+int BPF_PROG(empty_fexit_sys_execve)
 {
 	return 0;
 }
 
-SEC("kprobe/__x64_sys_execve")
-int BPF_KPROBE(empty_kprobe_x64_sys_execve)
+SEC("kprobe/" SYSCALL("execve"))
+int BPF_KPROBE(empty_kprobe_sys_execve)
 {
 	return 0;
 }
 
-SEC("kretprobe/__x64_sys_execve")
-int BPF_KRETPROBE(empty_kretprobe_x64_sys_execve)
+SEC("kretprobe/" SYSCALL("execve"))
+int BPF_KRETPROBE(empty_kretprobe_sys_execve)
 {
 	return 0;
 }

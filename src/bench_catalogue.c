@@ -13,9 +13,14 @@
  * overhead plan runs the same scripts in the VM (a unit test compares).
  * cred-bounce is access() and stat() under a contended cred: the access one.
  */
+#if defined(__aarch64__) /* no access(2) there: glibc's access() is faccessat(2) */
+#define ACCESS_SYSCALL "faccessat"
+#else
+#define ACCESS_SYSCALL "access"
+#endif
 #define BPFTRACE_ACCESS \
-	"tracepoint:syscalls:sys_enter_access { @start[tid] = nsecs; } " \
-	"tracepoint:syscalls:sys_exit_access /@start[tid]/ " \
+	"tracepoint:syscalls:sys_enter_" ACCESS_SYSCALL " { @start[tid] = nsecs; } " \
+	"tracepoint:syscalls:sys_exit_" ACCESS_SYSCALL " /@start[tid]/ " \
 	"{ @lat = hist(nsecs - @start[tid]); delete(@start[tid]); } " \
 	"tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }"
 #define BPFTRACE_EXEC \

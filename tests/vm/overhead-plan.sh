@@ -85,6 +85,8 @@ access_baseline() {
 # bpftrace 0.17 once never came to attach after the other parts had run.
 BT_LOOKUP='kprobe:security_inode_permission { @[str(((struct inode *)arg0)->i_sb->s_type->name), ((struct inode *)arg0)->i_opflags & 0x80] = count(); }'
 BT_ACCESS='tracepoint:syscalls:sys_enter_access { @start[tid] = nsecs; } tracepoint:syscalls:sys_exit_access /@start[tid]/ { @lat = hist(nsecs - @start[tid]); delete(@start[tid]); } tracepoint:kmem:kmem_cache_alloc { @allocs = count(); }'
+# arm64 has no access(2): glibc's access() is faccessat(2) there (src/bench_catalogue.c)
+[ "$(uname -m)" != aarch64 ] || BT_ACCESS=$(echo "$BT_ACCESS" | sed 's/_access /_faccessat /g')
 
 # stop_bpftrace PID: SIGINT (it prints its maps and detaches), and SIGKILL
 # if it is still there 30 s later: bpftrace 0.17 on 6.1 never ends after a

@@ -370,22 +370,27 @@ bt_stop() {
 	kill -KILL $bt 2>/dev/null
 	wait $bt
 }
+# The execve syscall's function under the architecture's syscall wrapper.
+case $(uname -m) in
+aarch64) SYS_EXECVE=__arm64_sys_execve ;;
+*) SYS_EXECVE=__x64_sys_execve ;;
+esac
 TRACERS="kretprobe-ip:kretprobe:inode_permission
 kretfunc-ip:kretfunc:inode_permission
 kprobe-ip:kprobe:inode_permission
 kfunc-sip:kfunc:security_inode_permission
 kretprobe-sip:kretprobe:security_inode_permission
 kretfunc-sip:kretfunc:security_inode_permission
-kretprobe-ae:kretprobe:do_faccessat,kretprobe:prepare_creds,kretprobe:__x64_sys_execve,kretprobe:mm_alloc
-kretfunc-ae:kretfunc:do_faccessat,kretfunc:prepare_creds,kretfunc:__x64_sys_execve,kretfunc:mm_alloc
-kfunc-ae:kfunc:do_faccessat,kfunc:prepare_creds,kfunc:__x64_sys_execve,kfunc:mm_alloc"
+kretprobe-ae:kretprobe:do_faccessat,kretprobe:prepare_creds,kretprobe:$SYS_EXECVE,kretprobe:mm_alloc
+kretfunc-ae:kretfunc:do_faccessat,kretfunc:prepare_creds,kretfunc:$SYS_EXECVE,kretfunc:mm_alloc
+kfunc-ae:kfunc:do_faccessat,kfunc:prepare_creds,kfunc:$SYS_EXECVE,kfunc:mm_alloc"
 if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmpfs " /proc/mounts; then
 	mkdir -p /mnt/tmpfs/acl/d1/d2/d3/d4/d5/d6 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6
 	: > "$T_F" && : > "$T_ACL" && $W setacl /mnt/tmpfs/acl/d1/d2/d3
 	printf '{"stat": %d, "stat_acl": 200, "access": 300, "access_dropcap": 100, "exec_missing": 50}\n' \
 		$MIXED_N > /out/tracers.json
 	if [ ! -x /bpftrace ]; then
-		echo "no bpftrace in the guest (apt-get install bpftrace on the host)" > /out/tracers-skipped.txt
+		echo "no bpftrace in the guest (apt-get install bpftrace on the host; an arm64 guest takes the sysroot's, make vmtest)" > /out/tracers-skipped.txt
 	else
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 		for mode in $(modes_in fentry kprobe); do
