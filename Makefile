@@ -54,7 +54,12 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
 # as the other tracer.  tools/permscope-ab needs these (make vm-deps), not
 # the rest of the tests' packages.
 VM_PKGS    := qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod xz-utils zstd \
-              lz4 bzip2 file bpftrace
+              lz4 bzip2 file bpftrace $(ARM64_GUEST_PKGS)
+# The arm64 guests (make test's sid-arm64, make vmtest-arm64): QEMU's arm
+# emulators, and the cross compiler their programs are built with
+# (make ARCH=arm64; its libraries and busybox come from Debian's arm64
+# packages, unpacked under build/).
+ARM64_GUEST_PKGS := qemu-system-arm gcc-aarch64-linux-gnu
 TEST_PKGS  := libcmocka-dev $(VM_PKGS) prometheus openssl git chromium patch strace \
               libclang-rt-14-dev bash-completion groff man-db
 # What tools/vm/build-kernel needs to build the VM's kernel from Debian's
@@ -74,7 +79,7 @@ PKG_PKGS := debhelper dpkg-dev lintian git
 # a sysroot under build/ (mk/build.mk), the -dev packages of BUILD_PKGS
 # and libc6-dev with what they depend on.
 CROSS_PKGS := $(if $(CROSS),gcc-$(subst _,-,$(CROSS_TRIPLET)))
-SYSROOT_PKGS  := libc6-dev $(filter %-dev,$(BUILD_PKGS))
+SYSROOT_PKGS  := libc6-dev $(filter %-dev,$(BUILD_PKGS)) $(SYSROOT_EXTRA)
 SYSROOT_STAMP := $(SYSROOT)/.packages
 
 # CFLAGS is the user's (optimisation, debug info); the flags the code needs
@@ -129,8 +134,16 @@ LIVE_BINS := $(OUT)/tests/test_live $(OUT)/tests/test_live_daemon $(OUT)/tests/t
              $(OUT)/tests/test_live_webconfig $(OUT)/tests/test_live_fleet
 # The VM suite: its assertions, and the programs tools/vm/mkinitramfs packs
 # (it takes them from ./ and build/, whatever OUT says).
-VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/test_vm_dashboard \
-             permscope $(OUT)/tests/workload
+VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_arm64 $(OUT)/tests/test_vm_controls \
+             $(OUT)/tests/test_vm_dashboard permscope $(OUT)/tests/workload
+# The arm64 guests' programs, cross-built into build/arm64 by a make of
+# their own (an x86 machine's; an arm64 one builds them natively), with
+# what else the guest runs unpacked into the same sysroot, whose libraries
+# tools/vm/mkinitramfs packs: Debian's arm64 busybox-static, and bpftrace
+# for the plan's other-tracer cases (some 45 MB with its LLVM).
+ARM64_GUEST_BINS := build/arm64/permscope build/arm64/tests/workload
+guest_arm64 = $(if $(filter arm64,$(HOST_ARCH)),,@$(MAKE) --no-print-directory ARCH=arm64 \
+	SYSROOT_EXTRA="busybox-static bpftrace" $(ARM64_GUEST_BINS))
 
 # Keep the BPF objects, which only the skeleton rule asks for: `bpftool
 # prog` users may want them.  Named, because a bare .SECONDARY: makes every
@@ -139,7 +152,7 @@ VM_BINS   := $(OUT)/tests/test_vm $(OUT)/tests/test_vm_controls $(OUT)/tests/tes
 # A recipe that fails must not leave a half-written target that looks new.
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps vm-deps kernel-deps kernel-src run test check-layout unit-test live-test vmtest vmtest-src bench bench-vm vmlinux clean help \
+.PHONY: all deps test-deps vm-deps kernel-deps kernel-src run test check-layout unit-test live-test vmtest vmtest-arm64 vmtest-src bench bench-vm vmlinux clean help \
         check-tools
 
 all: permscope
@@ -175,14 +188,17 @@ help:
 	@echo "make live-test  live tests only (root, BPF)"
 	@echo "make sanitize-test  unit tests and ./permscope under ASan+UBSan, leaks checked"
 	@echo "make fuzz       each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60) s"
-	@echo "make vmtest     boot the kernels of tools/vm/kernels.conf in QEMU and assert them"
+	@echo "make vmtest     boot the amd64 kernels of tools/vm/kernels.conf and sid-arm64 in QEMU"
+	@echo "                and assert them"
+	@echo "make vmtest-arm64  the same on Debian's arm64 builds of all three kernels (long)"
 	@echo "make vmtest-src build the controls of tests/vm/patches from Debian's source, A/B each"
 	@echo "                against its stock build and assert the verdicts (~1 h cold)"
 	@echo "make kernel-src build the VM's kernel from Debian's linux-source-6.12 (KERNEL_SRC=)"
 	@echo "                into build/vm/kernels/src-KERNEL_SRC, ~20 min cold on 2 cores"
 	@echo "make bench      build, run every benchmark (fast vs slow where it applies), then"
 	@echo "                the probes' overhead on access1 and exec-path, ~4 min"
-	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid, trixie and bookworm, with a per-mode table (long)"
+	@echo "make bench-vm   probe cost in guest instructions per call under QEMU -icount, sid, trixie and bookworm, with a per-mode table (long);"
+	@echo "                make bench-vm ARCH=arm64: the same on their arm64 builds"
 	@echo "make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel's BTF"
 	@echo "make install    binary, man pages, completion, unit, /etc/default, docs (PREFIX, DESTDIR)"
 	@echo "make deb        the Debian package build/permscope_VERSION_ARCH.deb, lintian-checked;"

@@ -9,6 +9,7 @@ run: deps permscope
 # PERMSCOPE_SKIP_VM=1 leaves it out for a quick run, and test_vm then skips.
 test: test-deps check-layout
 	@$(MAKE) --no-print-directory permscope $(UNIT_BINS) $(LIVE_BINS) $(VM_BINS)
+	$(guest_arm64)
 	@tests/test-all $(OUT)
 
 # Each folder of src/ includes only the core and the folders ranked below

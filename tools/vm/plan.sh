@@ -424,6 +424,8 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 					$(mode_opt $mode) -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
 				echo $status > "/out/tracers-fgraph-verify-$mode-status.txt"
 			done
+			# what it traced: proof that it ran (it may hide nothing from a hook before it)
+			grep -m 20 inode_permission /sys/kernel/tracing/trace > /out/tracers-fgraph-trace.txt
 			echo nop > /sys/kernel/tracing/current_tracer
 			echo > /sys/kernel/tracing/set_graph_function
 		fi
