@@ -5,7 +5,8 @@
  * bpf/callsite.h: the half of test_callsite.c (x86) and
  * test_callsite_arm64.c that is the same on both.  Include it after
  * callsite.h, with CALLSITE_DATA naming the data file and
- * CALLSITE_KERNELS the number of kernels it must hold.
+ * CALLSITE_KERNELS the number of kernels it must hold, and define
+ * image_text(), which reads an image of the architecture.
  */
 #ifndef PERMSCOPE_TESTS_CALLSITE_DATA_H
 #define PERMSCOPE_TESTS_CALLSITE_DATA_H
@@ -143,6 +144,64 @@ static void every_call_site_of_the_pinned_kernels_is_what_its_symbols_say(void *
 		assert_true(n[i] > 10);
 		assert_true(walker_ip[i] > 0);
 		assert_int_equal(walker_sip[i] > 0, !strncmp(kernels[i].name, "sid", 3));
+	}
+}
+
+static void expect(const struct callsite_syms *k, __u64 ret, const __u8 *w, enum lookup_site site,
+		   enum callsite_reason reason)
+{
+	enum callsite_reason why = (enum callsite_reason)-1;
+
+	assert_int_equal(callsite_classify(k, ret, w, &why), site);
+	assert_int_equal(why, reason);
+	cases++;
+}
+
+/* Each test's own: kernel k's text in the image at PATH, its first byte's address, malloc'ed. */
+static void image_text(int k, const char *path, __u64 *lo, __u8 **text, size_t *size);
+
+/*
+ * The windows are the images' own bytes: each pinned kernel fetched here
+ * (build/vm/kernels/NAME, or under $PERMSCOPE_VM_CACHE) is read again
+ * (image_text()) and every site's window found in its text.
+ */
+static void the_windows_are_the_images_own_bytes(void **state)
+{
+	const char *cache = getenv("PERMSCOPE_VM_CACHE");
+	int tried = 0;
+
+	(void)state;
+	read_data();
+	for (int k = 0; k < nkernels; k++) {
+		char path[PATH_MAX];
+		__u8 *text = NULL;
+		unsigned checked = 0;
+		size_t size = 0;
+		__u64 lo = 0;
+
+		snprintf(path, sizeof(path), "%s/kernels/%s/vmlinuz", cache && *cache ? cache : "build/vm",
+			 kernels[k].name);
+		if (access(path, R_OK)) {
+			print_message("no %s: not fetched here (tools/vm/fetch-kernel)\n", path);
+			continue;
+		}
+		image_text(k, path, &lo, &text, &size);
+		for (int i = 0; i < nsites; i++) {
+			if (sites[i].kernel != k)
+				continue;
+			assert_true(sites[i].ret - lo >= CALLSITE_WINDOW && sites[i].ret - lo <= size);
+			assert_memory_equal(text + (sites[i].ret - lo) - CALLSITE_WINDOW, sites[i].w,
+					    CALLSITE_WINDOW);
+			checked++;
+		}
+		print_message("%s: %u windows found in the image\n", kernels[k].name, checked);
+		assert_true(checked > 0);
+		free(text);
+		tried++;
+	}
+	if (!tried) {
+		print_message("skipped: no pinned kernel image here (tools/vm/fetch-kernel)\n");
+		skip();
 	}
 }
 

@@ -54,16 +54,6 @@ static void window(__u8 w[CALLSITE_WINDOW], __u8 op, __u64 ret, __u64 tgt)
 		w[CALLSITE_WINDOW - 4 + i] = (__u8)(rel >> (8 * i));
 }
 
-static void expect(const struct callsite_syms *k, __u64 ret, const __u8 *w, enum lookup_site site,
-		   enum callsite_reason reason)
-{
-	enum callsite_reason why = (enum callsite_reason)-1;
-
-	assert_int_equal(callsite_classify(k, ret, w, &why), site);
-	assert_int_equal(why, reason);
-	cases++;
-}
-
 /* The image's .text: its address and bytes. */
 static bool text_of(Elf *e, __u64 *addr, const __u8 **bytes, size_t *size)
 {
@@ -89,56 +79,30 @@ static bool text_of(Elf *e, __u64 *addr, const __u8 **bytes, size_t *size)
 }
 
 /*
- * The windows are the images' own bytes: each pinned kernel fetched here
- * (build/vm/kernels/NAME, or under $PERMSCOPE_VM_CACHE) is decompressed
- * again by kimage_vmlinux() and every site's window found in its .text.
+ * Kernel k's text, for the_windows_are_the_images_own_bytes()
+ * (tests/callsite_data.h): the vmlinux inside the bzImage at PATH,
+ * decompressed again by kimage_vmlinux(), its .text copied out.
  */
-static void the_windows_are_the_images_own_bytes(void **state)
+static void image_text(int k, const char *path, __u64 *lo, __u8 **text, size_t *size)
 {
-	const char *cache = getenv("PERMSCOPE_VM_CACHE");
-	int tried = 0;
+	const __u8 *bytes = NULL;
+	unsigned char *elf;
+	size_t elflen;
+	char why[512];
+	Elf *e;
 
-	(void)state;
-	read_data();
+	(void)k;
+	if (kimage_vmlinux(path, &elf, &elflen, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
 	elf_version(EV_CURRENT);
-	for (int k = 0; k < nkernels; k++) {
-		char path[PATH_MAX], why[512];
-		const __u8 *text = NULL;
-		unsigned char *elf;
-		size_t elflen, size = 0;
-		unsigned checked = 0;
-		__u64 lo = 0;
-		Elf *e;
-
-		snprintf(path, sizeof(path), "%s/kernels/%s/vmlinuz", cache && *cache ? cache : "build/vm",
-			 kernels[k].name);
-		if (access(path, R_OK)) {
-			print_message("no %s: not fetched here (tools/vm/fetch-kernel)\n", path);
-			continue;
-		}
-		if (kimage_vmlinux(path, &elf, &elflen, why, sizeof(why)))
-			fail_msg("%s: %s", path, why);
-		e = elf_memory((char *)elf, elflen);
-		assert_non_null(e);
-		assert_true(text_of(e, &lo, &text, &size));
-		for (int i = 0; i < nsites; i++) {
-			if (sites[i].kernel != k)
-				continue;
-			assert_true(sites[i].ret - lo >= CALLSITE_WINDOW && sites[i].ret - lo <= size);
-			assert_memory_equal(text + (sites[i].ret - lo) - CALLSITE_WINDOW, sites[i].w,
-					    CALLSITE_WINDOW);
-			checked++;
-		}
-		print_message("%s: %u windows found in the image\n", kernels[k].name, checked);
-		assert_true(checked > 0);
-		elf_end(e);
-		free(elf);
-		tried++;
-	}
-	if (!tried) {
-		print_message("skipped: no pinned kernel image here (tools/vm/fetch-kernel)\n");
-		skip();
-	}
+	e = elf_memory((char *)elf, elflen);
+	assert_non_null(e);
+	assert_true(text_of(e, lo, &bytes, size));
+	*text = malloc(*size);
+	assert_non_null(*text);
+	memcpy(*text, bytes, *size);
+	elf_end(e);
+	free(elf);
 }
 
 /* ---- what no image holds ------------------------------------------------ */

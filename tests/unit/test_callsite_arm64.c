@@ -55,60 +55,20 @@ static void window(__u8 w[CALLSITE_WINDOW], bool tail, __u64 ret, __u64 tgt)
 	put_insn(w, 4, (tail ? 0x14000000u : 0x94000000u) | ((__u32)imm & 0x03ffffffu));
 }
 
-static void expect(const struct callsite_syms *k, __u64 ret, const __u8 *w, enum lookup_site site,
-		   enum callsite_reason reason)
-{
-	enum callsite_reason why = (enum callsite_reason)-1;
-
-	assert_int_equal(callsite_classify(k, ret, w, &why), site);
-	assert_int_equal(why, reason);
-	cases++;
-}
-
 /*
- * The windows are the images' own bytes: each pinned arm64 kernel fetched
- * here (build/vm/kernels/NAME, or under $PERMSCOPE_VM_CACHE) is read again
- * and every site's window found at its offset from the `image` line's _text.
+ * Kernel k's text, for the_windows_are_the_images_own_bytes()
+ * (tests/callsite_data.h): the arm64 Image at PATH is the kernel's loaded
+ * bytes, its first at the `image` line's _text.
  */
-static void the_windows_are_the_images_own_bytes(void **state)
+static void image_text(int k, const char *path, __u64 *lo, __u8 **text, size_t *size)
 {
-	const char *cache = getenv("PERMSCOPE_VM_CACHE");
-	int tried = 0;
+	char why[512], *img;
 
-	(void)state;
-	read_data();
-	for (int k = 0; k < nkernels; k++) {
-		char path[PATH_MAX], why[512], *img;
-		unsigned checked = 0;
-		size_t len;
-
-		snprintf(path, sizeof(path), "%s/kernels/%s/vmlinuz", cache && *cache ? cache : "build/vm",
-			 kernels[k].name);
-		if (access(path, R_OK)) {
-			print_message("no %s: not fetched here (tools/vm/fetch-kernel)\n", path);
-			continue;
-		}
-		if (read_input_file(path, KIMAGE_MAX_BYTES, &img, &len, why, sizeof(why)))
-			fail_msg("%s: %s", path, why);
-		assert_true(kernels[k].image != 0);
-		for (int i = 0; i < nsites; i++) {
-			__u64 off = sites[i].ret - kernels[k].image;
-
-			if (sites[i].kernel != k)
-				continue;
-			assert_true(off >= CALLSITE_WINDOW && off <= len);
-			assert_memory_equal(img + off - CALLSITE_WINDOW, sites[i].w, CALLSITE_WINDOW);
-			checked++;
-		}
-		print_message("%s: %u windows found in the image\n", kernels[k].name, checked);
-		assert_true(checked > 0);
-		free(img);
-		tried++;
-	}
-	if (!tried) {
-		print_message("skipped: no pinned arm64 kernel image here (tools/vm/fetch-kernel)\n");
-		skip();
-	}
+	if (read_input_file(path, KIMAGE_MAX_BYTES, &img, size, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
+	assert_true(kernels[k].image != 0);
+	*lo = kernels[k].image;
+	*text = (__u8 *)img;
 }
 
 /* ---- what no image holds ------------------------------------------------ */
