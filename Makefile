@@ -53,13 +53,14 @@ BUILD_PKGS := make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libja
 # kernels, file(1) for a bzImage's release, bpftrace packed into the guest
 # as the other tracer.  tools/permscope-ab needs these (make vm-deps), not
 # the rest of the tests' packages.
-VM_PKGS    := qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod xz-utils zstd \
-              lz4 bzip2 file bpftrace $(ARM64_GUEST_PKGS)
 # The arm64 guests (make test's sid-arm64, make vmtest-arm64): QEMU's arm
 # emulators, and the cross compiler their programs are built with
 # (make ARCH=arm64; its libraries and busybox come from Debian's arm64
-# packages, unpacked under build/).
+# packages, unpacked under build/).  Set before VM_PKGS, which := expands
+# at once.
 ARM64_GUEST_PKGS := qemu-system-arm gcc-aarch64-linux-gnu
+VM_PKGS    := qemu-system-x86 busybox-static btrfs-progs e2fsprogs cpio kmod xz-utils zstd \
+              lz4 bzip2 file bpftrace $(ARM64_GUEST_PKGS)
 TEST_PKGS  := libcmocka-dev $(VM_PKGS) prometheus openssl git chromium patch strace \
               libclang-rt-14-dev bash-completion groff man-db
 # What tools/vm/build-kernel needs to build the VM's kernel from Debian's
