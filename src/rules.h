@@ -35,6 +35,7 @@ struct rule {
 	double number;     /* the expression's NUMBER; 0 for EXPR_BASE */
 	bool significant;
 	double accept_loss; /* the share of lost events still judged (gate --accept-loss) */
+	bool allow_mode_mismatch; /* judged across attach modes (gate --allow-mode-mismatch) */
 	enum stats_test test; /* what tests `significant` (gate --test; Welch's t by default) */
 	const char *file;  /* the set's file name */
 	int line;          /* 1-based */

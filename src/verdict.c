@@ -20,8 +20,9 @@
 #include "schema.h"
 #include "stats.h"
 
-const char *const verdict_names[3] = {
+const char *const verdict_names[VERDICTS] = {
 	[VERDICT_PASS] = "pass", [VERDICT_FAIL] = "fail", [VERDICT_NO_VERDICT] = "no-verdict",
+	[VERDICT_SKIPPED] = "skipped",
 };
 
 double rule_threshold(const struct rule *r, double base)
@@ -233,19 +234,25 @@ static bool family_gives_no_verdict(const struct rule *r, const struct profile *
 	}
 	/*
 	 * The one mode-mismatch test; gate's answer to it is NO-VERDICT, but for
-	 * fentry against kprobe only on latencies: the counts compare.
+	 * fentry against kprobe only on latencies: the counts compare.  With
+	 * gate --allow-mode-mismatch the rule is judged anyway (gate says so).
 	 */
 	switch (family_modes_match(base, "the base profile", new, "the new profile", f,
 				   res->reason, sizeof(res->reason))) {
 	case MODES_SAME:
 		break;
 	case MODES_SAME_CALLS:
-		if (!strstr(r->metric, ".latency."))
+		if (r->allow_mode_mismatch || !strstr(r->metric, ".latency."))
 			break;
 		snprintf(res->reason + strlen(res->reason), sizeof(res->reason) - strlen(res->reason),
-			 ": each latency includes its own mode's probe cost");
+			 ": each latency includes its own mode's probe cost (--allow-mode-mismatch "
+			 "judges anyway)");
 		return true;
 	case MODES_DIFFER:
+		if (r->allow_mode_mismatch)
+			break;
+		snprintf(res->reason + strlen(res->reason), sizeof(res->reason) - strlen(res->reason),
+			 " (--allow-mode-mismatch judges anyway)");
 		return true;
 	}
 	res->reason[0] = 0;
@@ -428,23 +435,30 @@ out:
 	return 0;
 }
 
-bool rule_left_out(const struct rule *r, const struct profile *base, const struct profile *new,
-		   char *why, size_t len)
+bool rule_skipped(const struct rule *r, const struct profile *base, const struct profile *new,
+		  const bool *scope, char *why, size_t len)
 {
 	int f = metric_family(r->metric);
 
-	/* bench.* and unknown names have no family to leave out: judged (or refused) */
-	if (f < 0 || base->fam[f].status != FAMILY_NOT_REQUESTED ||
+	/* bench.* and unknown names have no family to skip: judged (or refused) */
+	if (f < 0)
+		return false;
+	if (scope) {
+		if (scope[f])
+			return false;
+		snprintf(why, len, "the %s family is not in gate --families", family_name(f));
+		return true;
+	}
+	if (base->fam[f].status != FAMILY_NOT_REQUESTED ||
 	    new->fam[f].status != FAMILY_NOT_REQUESTED)
 		return false;
-	snprintf(why, len, "neither profile recorded the %s family (%s)", family_name(f),
-		 family_status_text(FAMILY_NOT_REQUESTED));
+	snprintf(why, len, "neither profile was asked to record the %s family", family_name(f));
 	return true;
 }
 
-enum verdict verdicts_overall(const size_t count[3])
+enum verdict verdicts_overall(const size_t count[VERDICTS])
 {
-	/* nothing judged is no pass: a gate whose every rule was left out */
+	/* nothing judged is no pass: a gate whose every rule was skipped */
 	if (!count[VERDICT_PASS] && !count[VERDICT_FAIL])
 		return VERDICT_NO_VERDICT;
 	return count[VERDICT_FAIL] ? VERDICT_FAIL :

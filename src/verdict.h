@@ -19,8 +19,14 @@ double rule_threshold(const struct rule *r, double base);
 /* new OP threshold */
 bool rule_compare(enum rule_op op, double new, double threshold);
 
-enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NO_VERDICT };
-extern const char *const verdict_names[3];  /* "pass", "fail", "no-verdict" */
+/*
+ * SKIPPED is "not asked": the rule's family was in neither side's recording
+ * (or outside gate --families), so the pair says nothing about it and the
+ * gate's status ignores it.  NO-VERDICT is "could not tell": asked for, and
+ * no evidence (it did not attach, lost events, modes differ, too few runs).
+ */
+enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NO_VERDICT, VERDICT_SKIPPED, VERDICTS };
+extern const char *const verdict_names[VERDICTS]; /* "pass", "fail", "no-verdict", "skipped" */
 
 struct rule_result {
 	enum verdict verdict;
@@ -31,8 +37,7 @@ struct rule_result {
 	double p;
 	enum mw_method method; /* Mann-Whitney: exact or normal p; MW_NONE for Welch */
 	bool not_significant;  /* PASS only because p >= STATS_ALPHA ("~") */
-	char reason[256];      /* why NO-VERDICT, or a note; "" when none */
-	bool left_out;         /* gate --only-recorded left it out (reason says why): no verdict */
+	char reason[256];      /* why NO-VERDICT or SKIPPED, or a note; "" when none */
 };
 
 /*
@@ -43,19 +48,22 @@ struct rule_result {
 int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
 		  struct rule_result *res, char *err, size_t errlen);
 /*
- * Whether gate --only-recorded leaves rule `r` out: its family was asked to
- * record in neither profile (not requested on both sides), so the pair has
- * nothing to say about it.  A family that was asked for and did not attach
- * is no reason: its rules are judged, and have no verdict.  True with
- * `why` "neither profile recorded the F family (not requested)".
+ * Whether gate skips rule `r` ("not asked"): with `scope` (gate --families:
+ * scope[F] true for each family named), when its family is not in it;
+ * without (scope NULL), when neither profile was asked to record its
+ * family.  A family that was asked for and did not attach is no reason: its
+ * rules are judged, and have no verdict.  bench.* rules are never skipped.
+ * True with `why` set ("neither profile was asked to record the lookup
+ * family").
  */
-bool rule_left_out(const struct rule *r, const struct profile *base, const struct profile *new,
-		   char *why, size_t len);
+bool rule_skipped(const struct rule *r, const struct profile *base, const struct profile *new,
+		  const bool *scope, char *why, size_t len);
 /*
  * The gate's one verdict on its rules' (count[V]: how many had verdict V):
  * FAIL when a rule failed, else NO-VERDICT when one had none or when none
- * was judged (every rule left out), else PASS.
+ * was judged (every rule skipped), else PASS.  Skipped rules count for
+ * nothing.
  */
-enum verdict verdicts_overall(const size_t count[3]);
+enum verdict verdicts_overall(const size_t count[VERDICTS]);
 
 #endif

@@ -162,8 +162,13 @@ void parse_families_arg(char *list, bool want[FAMILY_COUNT], struct argp_state *
 		int f = family_by_name(tok);
 		char names[128];
 
+		if (!strcmp(tok, "all")) {
+			for (f = 0; f < FAMILY_COUNT; f++)
+				want[f] = true;
+			continue;
+		}
 		if (f < 0)
-			argp_error(state, "unknown family '%s' (expected %s)", tok,
+			argp_error(state, "unknown family '%s' (expected %s, or all)", tok,
 				   family_names_text(names, sizeof(names), "or"));
 		want[f] = true;
 	}
@@ -197,7 +202,7 @@ static const struct argp_option record_options[] = {
 	{ "duration", 'd', "SECONDS", 0,
 	  "Stop after SECONDS (default: when CMD exits, or on Ctrl-C or SIGTERM)", 0 },
 	{ "families", OPT_FAMILIES, "LIST", 0,
-	  "Comma-separated families to record: " FAMILY_NAMES " (default: all)", 0 },
+	  "Comma-separated families to record: " FAMILY_NAMES ", or all (the default)", 0 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Attach only in MODE, one of " MODE_NAMES " (default: the first that "
 	  "works, in the order this kernel calls for: kprobe first where a BPF program can "

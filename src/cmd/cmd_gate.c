@@ -34,7 +34,7 @@ static const char default_rules[] =
 
 enum {
 	OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST,
-	OPT_ONLY_RECORDED, OPT_VERDICT_FILE,
+	OPT_ONLY_RECORDED, OPT_VERDICT_FILE, OPT_FAMILIES, OPT_ALLOW_MODE_MISMATCH,
 };
 
 struct gate_cmd {
@@ -43,7 +43,8 @@ struct gate_cmd {
 	const char *json_path; /* -o: the JSON verdicts, beside what is printed */
 	const char *verdict_file; /* --verdict-file: a line a rule, for a shell script */
 	bool print_default_rules;
-	bool only_recorded; /* leave out the rules on families neither profile recorded */
+	bool scoped, scope[FAMILY_COUNT]; /* --families: the rules judged; the others skipped */
+	bool allow_mode_mismatch;
 	double accept_loss;
 	enum stats_test test;
 	/* --prometheus: BASE and NEW are selectors (docs/fleet.md) */
@@ -64,9 +65,15 @@ static const struct argp_option gate_options[] = {
 	{ "verdict-file", OPT_VERDICT_FILE, "FILE", 0, "Also write the verdicts to FILE "
 	  "(atomically) as plain text for a shell script: the gate's verdict and exit status, "
 	  "then a line a rule, tab-separated (docs/gate-rules.md)", 0 },
-	{ "only-recorded", OPT_ONLY_RECORDED, 0, 0, "Leave out the rules on a family neither "
-	  "profile recorded (not requested on both sides), each named on standard error and in "
-	  "the JSON; never a pass: with every rule left out, no verdict (exit 3)", 0 },
+	{ "families", OPT_FAMILIES, "LIST", 0, "Judge only the rules on these families ("
+	  FAMILY_NAMES ", or all); the others are SKIPPED.  Default: the families either "
+	  "profile was asked to record.  A family named here that did not record is NO-VERDICT",
+	  0 },
+	{ "allow-mode-mismatch", OPT_ALLOW_MODE_MISMATCH, 0, 0, "Judge a family that attached "
+	  "in different modes on the two sides (tracepoint against fentry, or a latency across "
+	  "fentry and kprobe), said on standard error; by default such a rule has no verdict", 0 },
+	/* the default since permscope-gate/3: accepted so that older CI scripts still run */
+	{ "only-recorded", OPT_ONLY_RECORDED, 0, OPTION_HIDDEN, 0, 0 },
 	{ "accept-loss", OPT_ACCEPT_LOSS, "SHARE", 0, "Judge a family that lost up to SHARE "
 	  "(0 to 1) of its events (default 0: a family that lost any has no verdict)", 0 },
 	{ "test", OPT_TEST, "TEST", 0, "What tests a 'significant' rule: welch (Welch's t, "
@@ -108,7 +115,13 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		c->verdict_file = arg;
 		break;
 	case OPT_ONLY_RECORDED:
-		c->only_recorded = true;
+		break;
+	case OPT_FAMILIES:
+		parse_families_arg(arg, c->scope, state);
+		c->scoped = true;
+		break;
+	case OPT_ALLOW_MODE_MISMATCH:
+		c->allow_mode_mismatch = true;
 		break;
 	case OPT_ACCEPT_LOSS: {
 		char *end;
@@ -171,13 +184,16 @@ static const struct argp_child gate_children[] = {
 static const struct argp gate_argp = {
 	gate_options, gate_parse, "--base=BASE --new=NEW\n--print-default-rules",
 	"Judge a new profile against a base profile by rules, and give each rule a "
-	"verdict: PASS, FAIL or NO-VERDICT.  A rule is 'METRIC OP EXPR [significant]', "
-	"e.g. 'exec.enoent.latency.p50 <= base * 1.10'; see docs/gate-rules.md.\v"
-	"Exit status: 0 every rule passed; 1 a rule failed; 3 no rule failed but one "
-	"had no verdict (its family did not record in a profile, or recorded in another "
-	"attach mode, or lost events beyond --accept-loss, or a profile lacks the "
-	"counter (older than it, or recorded with --lean), or too few runs for 'significant'; with --only-recorded, every rule was "
-	"left out; with --prometheus, also a side "
+	"verdict: PASS, FAIL, NO-VERDICT (could not tell) or SKIPPED (not asked: its family "
+	"was in neither recording, or is outside --families).  A rule reads METRIC OP EXPR "
+	"[significant], as in 'exec.enoent.latency.p50 <= base * 1.10' (docs/gate-rules.md)."
+	"\v"
+	"Exit status: 0 every rule judged passed (skipped rules do not count); 1 a rule "
+	"failed; 3 no rule failed but one had no verdict (its family was asked for and did "
+	"not record in a profile, or recorded in another attach mode, or lost events beyond "
+	"--accept-loss, or a profile lacks the counter (older than it, or recorded with "
+	"--lean), or too few runs for 'significant'), or every rule was skipped; with "
+	"--prometheus, also a side "
 	"with fewer than --min-hosts hosts, a host that restarted or lost events inside "
 	"the window, or a side on two builds or attach modes, each named); 2 bad usage or "
 	"bad input "
@@ -192,7 +208,7 @@ static const struct argp gate_argp = {
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
 	"  permscope gate -b base.json -n new.json -o gate.json   (JSON kept in a file)\n"
-	"  permscope gate -b stock.json -n new.json --only-recorded --verdict-file gate.tsv\n"
+	"  permscope gate -b stock.json -n new.json --families access --verdict-file gate.tsv\n"
 	"  permscope gate -b base-8-runs.json -n new-8-runs.json --test mann-whitney \\\n"
 	"      -r sig.rules\n"
 	"  permscope gate --print-default-rules > ci.rules\n"
@@ -201,12 +217,13 @@ static const struct argp gate_argp = {
 	gate_children, 0, 0,
 };
 
-static const char *const verdict_words[3] = {
+static const char *const verdict_words[VERDICTS] = {
 	[VERDICT_PASS] = "PASS", [VERDICT_FAIL] = "FAIL", [VERDICT_NO_VERDICT] = "NO-VERDICT",
+	[VERDICT_SKIPPED] = "SKIPPED",
 };
 
 /* The exit status of each gate verdict (docs/gate-rules.md, "Exit status"). */
-static const int verdict_status[3] = {
+static const int verdict_status[VERDICTS] = {
 	[VERDICT_PASS] = EXIT_OK, [VERDICT_FAIL] = EXIT_REGRESSION,
 	[VERDICT_NO_VERDICT] = EXIT_NO_VERDICT,
 };
@@ -235,7 +252,7 @@ static void print_hosts(const struct gate_sides *sd, const char *metric)
 }
 
 static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
-		       const struct rule_result *res, const size_t count[3])
+		       const struct rule_result *res, const size_t count[VERDICTS])
 {
 	char values[256], build[160];
 
@@ -272,13 +289,14 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		printf("gate: significance: %s, p < %.2f\n", stats_test_titles[sd->test],
 		       STATS_ALPHA);
 	for (size_t i = 0; i < rs->n; i++) {
-		if (res[i].left_out || (verbosity < 0 && res[i].verdict == VERDICT_PASS))
+		if (verbosity < 0 && (res[i].verdict == VERDICT_PASS ||
+				      res[i].verdict == VERDICT_SKIPPED))
 			continue;
 		values_text(&rs->r[i], &res[i], sd->fleet, values, sizeof(values));
 		printf("%s  %s", verdict_words[res[i].verdict], rs->r[i].metric);
 		if (values[0])
 			printf("  %s", values);
-		if (res[i].verdict == VERDICT_NO_VERDICT)
+		if (res[i].verdict == VERDICT_NO_VERDICT || res[i].verdict == VERDICT_SKIPPED)
 			printf("  %s", res[i].reason);
 		putchar('\n');
 		if (sd->fleet && res[i].verdict == VERDICT_FAIL)
@@ -286,18 +304,10 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		if (verbosity > 0)
 			printf("      rule %s:%d: %s\n", rs->file, rs->r[i].line, rs->r[i].text);
 	}
-	if (verbosity >= 0) {
-		size_t left_out = 0;
-
-		for (size_t i = 0; i < rs->n; i++)
-			left_out += res[i].left_out;
-		printf("gate: %zu passed, %zu failed, %zu without verdict", count[VERDICT_PASS],
-		       count[VERDICT_FAIL], count[VERDICT_NO_VERDICT]);
-		/* said only when --only-recorded left one out: the line as it always was */
-		if (left_out)
-			printf(", %zu left out", left_out);
-		putchar('\n');
-	}
+	if (verbosity >= 0)
+		printf("gate: %zu passed, %zu failed, %zu without verdict, %zu skipped\n",
+		       count[VERDICT_PASS], count[VERDICT_FAIL], count[VERDICT_NO_VERDICT],
+		       count[VERDICT_SKIPPED]);
 }
 
 /* Everything printed reached standard output; else an error and false. */
@@ -309,21 +319,25 @@ static bool stdout_flushed(void)
 	return false;
 }
 
-/*
- * --only-recorded: rule `r` left out, and named on standard error, when
- * neither profile recorded its family; its verdict is no pass, and counts
- * for nothing.
- */
-static bool leave_out(const struct rule *r, const struct profile *base, const struct profile *new,
-		      struct rule_result *res)
+/* --allow-mode-mismatch: each family judged across modes, said on standard error. */
+static void warn_mode_mismatch(const struct profile *base, const struct profile *new)
 {
-	if (!rule_left_out(r, base, new, res->reason, sizeof(res->reason)))
-		return false;
-	res->left_out = true;
-	res->verdict = VERDICT_NO_VERDICT;
-	fprintf(stderr, "gate: not judged here: %s (%s:%d): %s\n", r->text, r->file, r->line,
-		res->reason);
-	return true;
+	char why[256];
+
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		switch (family_modes_match(base, "the base profile", new, "the new profile", f, why,
+					   sizeof(why))) {
+		case MODES_SAME:
+			break;
+		case MODES_SAME_CALLS:
+			fprintf(stderr, "gate: %s: %s; judged anyway (--allow-mode-mismatch)\n", why,
+				MODE_COST_WHY);
+			break;
+		case MODES_DIFFER:
+			fprintf(stderr, "gate: %s: %s; judged anyway (--allow-mode-mismatch)\n", why,
+				MODE_MISMATCH_WHY);
+			break;
+		}
 }
 
 /*
@@ -372,7 +386,7 @@ int cmd_gate(int argc, char **argv)
 	struct rule_result *res = NULL;
 	struct gate_sides sides = { .p = { &base, &new } };
 	struct prom_sides fleet = {0};
-	size_t count[3] = {0}, left_out = 0;
+	size_t count[VERDICTS] = {0};
 	char err[1024];
 	bool bad = false, judgeable = true;
 	int ret, e;
@@ -393,6 +407,7 @@ int cmd_gate(int argc, char **argv)
 	for (size_t i = 0; !ret && i < rs.n; i++) {
 		rs.r[i].accept_loss = c.accept_loss;
 		rs.r[i].test = c.test;
+		rs.r[i].allow_mode_mismatch = c.allow_mode_mismatch;
 	}
 	sides.test = c.test;
 	if (ret)
@@ -441,9 +456,11 @@ int cmd_gate(int argc, char **argv)
 			snprintf(res[i].reason, sizeof(res[i].reason), "a side's data cannot be "
 				 "judged (its reasons are listed)");
 		}
-		if (c.only_recorded && judgeable && leave_out(&rs.r[i], &base, &new, &res[i])) {
-			left_out++;
-			continue;
+		/* not asked is said apart from could not tell: SKIPPED, never a pass */
+		if (judgeable && rule_skipped(&rs.r[i], &base, &new, c.scoped ? c.scope : NULL,
+					      res[i].reason, sizeof(res[i].reason))) {
+			res[i].verdict = VERDICT_SKIPPED;
+			res[i].has_values = res[i].tested = false;
 		}
 		count[res[i].verdict]++;
 	}
@@ -451,9 +468,12 @@ int cmd_gate(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (left_out == rs.n)
-		fprintf(stderr, "gate: no rule of %s judges a family either profile recorded: no "
-			"verdict\n", rs.file);
+	if (count[VERDICT_SKIPPED] == rs.n)
+		fprintf(stderr, "gate: every rule of %s was skipped (%s): nothing judged, no "
+			"verdict\n", rs.file, c.scoped ? "none is on a family in --families" :
+			"none is on a family either profile was asked to record");
+	if (c.allow_mode_mismatch)
+		warn_mode_mismatch(&base, &new);
 	ret = verdict_status[verdicts_overall(count)];
 	if (c.junit) {
 		e = write_junit(c.junit, &sides, &rs, res, count);
@@ -472,7 +492,7 @@ int cmd_gate(int argc, char **argv)
 		}
 	}
 	if (c.out.format == FORMAT_JSON || c.json_path) {
-		char *text = verdicts_json(&sides, &rs, res, count, ret, c.only_recorded);
+		char *text = verdicts_json(&sides, &rs, res, count, ret);
 		char *doc = NULL;
 
 		if (!text || asprintf(&doc, "%s\n", text) < 0) {

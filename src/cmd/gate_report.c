@@ -74,28 +74,6 @@ bool any_significant(const struct rule_set *rs)
 const char *const side_words[2] = { "base", "new" };
 
 /*
- * --only-recorded: the rules left out, each with its place and why: a
- * reader of "rules" alone sees only what was judged.  NULL when out of
- * memory.
- */
-static json_t *left_out_json(const struct rule_set *rs, const struct rule_result *res)
-{
-	json_t *out = json_array();
-
-	for (size_t i = 0; out && i < rs->n; i++) {
-		if (!res[i].left_out)
-			continue;
-		if (json_array_append_new(out, json_pack("{s:o,s:o,s:i,s:s,s:o}",
-			"rule", jstr(rs->r[i].text), "file", jstr(rs->file), "line", rs->r[i].line,
-			"metric", rs->r[i].metric, "reason", jstr(res[i].reason)))) {
-			json_decref(out);
-			return NULL;
-		}
-	}
-	return out;
-}
-
-/*
  * A side's duty-cycled families, "observed": {"access": {"window_s",
  * "period_s", "seconds", "windows", "failed_windows"}}; none when every
  * family counted every call.
@@ -118,18 +96,15 @@ static void observed_json(json_t *side, const struct profile *p)
 }
 
 char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
-		    const struct rule_result *res, const size_t count[3], int status,
-		    bool only_recorded)
+		    const struct rule_result *res, const size_t count[VERDICTS], int status)
 {
-	json_t *rules = json_array(), *root, *side, *left = NULL;
+	json_t *rules = json_array(), *root, *side;
 	char *text;
 
 	for (size_t i = 0; rules && i < rs->n; i++) {
 		const struct rule_result *x = &res[i];
 		bool new = x->has_values || x->n_new, base = x->has_values || x->n_base;
 
-		if (x->left_out)
-			continue;
 		if (json_array_append_new(rules, json_pack("{s:o,s:o,s:i,s:s,s:s,s:o,s:o,s:o,s:I,s:I,"
 							   "s:o,s:s,s:o}",
 			"rule", jstr(rs->r[i].text), "file", jstr(rs->file), "line", rs->r[i].line,
@@ -152,10 +127,6 @@ char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
 	root = json_pack("{s:s,s:s,s:i,s:s}", "format", GATE_FORMAT,
 			 "verdict", verdict_names[verdicts_overall(count)], "exit_status", status,
 			 "test", stats_test_ids[sd->test]);
-	if (only_recorded && root && !(left = left_out_json(rs, res))) {
-		json_decref(root);
-		root = NULL;
-	}
 	if (!root) {
 		json_decref(rules);
 		return NULL;
@@ -183,8 +154,6 @@ char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
 		json_object_set_new(root, side_words[i], side);
 	}
 	json_object_set_new(root, "rules", rules);
-	if (left) /* only with --only-recorded: the document is as it was without it */
-		json_object_set_new(root, "left_out", left);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	return text;
@@ -238,21 +207,19 @@ static int commit_stream(FILE *f, char **buf, size_t *len, const char *path)
 }
 
 int write_junit(const char *path, const struct gate_sides *sd, const struct rule_set *rs,
-		const struct rule_result *res, const size_t count[3])
+		const struct rule_result *res, const size_t count[VERDICTS])
 {
 	char *buf = NULL, values[256], build[160];
-	size_t len = 0, left_out = 0;
+	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return -errno;
-	/* a rule left out (--only-recorded) is skipped, as one without verdict: never a pass */
-	for (size_t i = 0; i < rs->n; i++)
-		left_out += res[i].left_out;
+	/* could not tell is an error, red in CI as the exit status is; not asked a skip */
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<testsuite name=\"permscope gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-		"skipped=\"%zu\">\n", rs->n, count[VERDICT_FAIL],
-		count[VERDICT_NO_VERDICT] + left_out);
+		"<testsuite name=\"permscope gate\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+		"skipped=\"%zu\">\n", rs->n, count[VERDICT_FAIL], count[VERDICT_NO_VERDICT],
+		count[VERDICT_SKIPPED]);
 	/* the builds compared, where CI servers show a suite's properties */
 	fputs("  <properties>\n", f);
 	for (int i = 0; i < 2; i++) {
@@ -307,9 +274,13 @@ int write_junit(const char *path, const struct gate_sides *sd, const struct rule
 			fputs("\"/>\n  </testcase>\n", f);
 			break;
 		case VERDICT_NO_VERDICT:
-			fputs(">\n    <skipped message=\"", f);
-			if (res[i].left_out)
-				fputs("not judged here: ", f);
+			fputs(">\n    <error type=\"no-verdict\" message=\"no verdict: ", f);
+			xml_escape(f, res[i].reason);
+			fputs("\"/>\n  </testcase>\n", f);
+			break;
+		case VERDICT_SKIPPED:
+		case VERDICTS:
+			fputs(">\n    <skipped message=\"not asked: ", f);
 			xml_escape(f, res[i].reason);
 			fputs("\"/>\n  </testcase>\n", f);
 			break;
@@ -346,29 +317,24 @@ static void tsv_number(FILE *f, bool known, double v)
 	json_decref(j);
 }
 
-static const char *const tsv_verdicts[3] = {
-	[VERDICT_PASS] = "pass", [VERDICT_FAIL] = "fail", [VERDICT_NO_VERDICT] = "no-verdict",
-};
+
 
 int write_verdict_file(const char *path, const struct rule_set *rs,
-		       const struct rule_result *res, const size_t count[3], int status)
+		       const struct rule_result *res, const size_t count[VERDICTS], int status)
 {
 	char *buf = NULL;
-	size_t len = 0, left_out = 0;
+	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return -errno;
-	for (size_t i = 0; i < rs->n; i++)
-		left_out += res[i].left_out;
 	fprintf(f, "gate\t%s\t%d\t%zu\t%zu\t%zu\t%zu\n", verdict_names[verdicts_overall(count)],
 		status, count[VERDICT_PASS], count[VERDICT_FAIL], count[VERDICT_NO_VERDICT],
-		left_out);
+		count[VERDICT_SKIPPED]);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct rule_result *x = &res[i];
 
-		fprintf(f, "%s\t%s\t", x->left_out ? "left-out" : tsv_verdicts[x->verdict],
-			rs->r[i].metric);
+		fprintf(f, "%s\t%s\t", verdict_names[x->verdict], rs->r[i].metric);
 		tsv_field(f, rs->r[i].text);
 		fputc('\t', f);
 		tsv_number(f, x->has_values || x->n_new, x->new);

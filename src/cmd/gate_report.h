@@ -13,8 +13,11 @@
 #include "rules.h"
 #include "verdict.h"
 
-/* /2: "new", "base", "n_new", "n_base" were "current", "baseline", "n_current", "n_baseline" */
-#define GATE_FORMAT "permscope-gate/2"
+/*
+ * /2: "new", "base", "n_new", "n_base" were "current", "baseline", "n_current", "n_baseline";
+ * /3: "rules" holds every rule, a skipped one with verdict "skipped" (no "left_out")
+ */
+#define GATE_FORMAT "permscope-gate/3"
 
 /* The two sides, path and the build that recorded each, as the reports name them. */
 struct gate_sides {
@@ -36,22 +39,24 @@ void values_text(const struct rule *r, const struct rule_result *res, bool fleet
 		 size_t size);
 /*
  * The verdicts as one JSON document, malloc'ed; NULL when out of memory.
- * count[V] counts the rules judged V; a rule left out (res[i].left_out) is
- * in "left_out", never in "rules", when `only_recorded`.
+ * count[V] counts the rules with verdict V.
  */
 char *verdicts_json(const struct gate_sides *sd, const struct rule_set *rs,
-		    const struct rule_result *res, const size_t count[3], int status,
-		    bool only_recorded);
-/* The verdicts as JUnit XML, written to `path` atomically; 0 or -errno. */
+		    const struct rule_result *res, const size_t count[VERDICTS], int status);
+/*
+ * The verdicts as JUnit XML, written to `path` atomically; 0 or -errno.  A
+ * FAIL is a <failure>, a NO-VERDICT an <error> (could not tell: never green),
+ * a SKIPPED rule <skipped> (not asked).
+ */
 int write_junit(const char *path, const struct gate_sides *sd, const struct rule_set *rs,
-		const struct rule_result *res, const size_t count[3]);
+		const struct rule_result *res, const size_t count[VERDICTS]);
 /*
  * The verdict file (--verdict-file, docs/gate-rules.md "Verdict file"):
- * "gate VERDICT STATUS PASSED FAILED NO-VERDICT LEFT-OUT", then a line a
+ * "gate VERDICT STATUS PASSED FAILED NO-VERDICT SKIPPED", then a line a
  * rule "VERDICT METRIC RULE NEW BASE REASON", tab-separated, written to
  * `path` atomically; 0 or -errno.
  */
 int write_verdict_file(const char *path, const struct rule_set *rs,
-		       const struct rule_result *res, const size_t count[3], int status);
+		       const struct rule_result *res, const size_t count[VERDICTS], int status);
 
 #endif

@@ -223,7 +223,7 @@ static void check_takes_only_families_and_mode(void **state)
 	assert_int_equal(permscope("check", "--pid", "1", NULL), 2);
 	assert_contains(err_text, "unrecognized option '--pid'");
 	assert_int_equal(permscope("check", "--families", "access,dcache", NULL), 2);
-	snprintf(want, sizeof(want), "unknown family 'dcache' (expected %s)",
+	snprintf(want, sizeof(want), "unknown family 'dcache' (expected %s, or all)",
 		 family_names_text(names, sizeof(names), "or"));
 	assert_contains(err_text, want);
 	assert_int_equal(permscope("check", "--mode", "uprobe", NULL), 2);
@@ -362,7 +362,8 @@ static void a_family_in_two_attach_modes_is_refused_unless_allowed(void **state)
 
 	assert_int_equal(permscope("gate", "-b", tp, "-n", fe, NULL), 3);
 	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
-			"tracepoint in the base profile but fentry in the new profile\n");
+			"tracepoint in the base profile but fentry in the new profile "
+			"(--allow-mode-mismatch judges anyway)\n");
 }
 
 /*
@@ -397,7 +398,8 @@ static void fentry_against_kprobe_compares_counts_not_latencies(void **state)
 	assert_contains(out_text, "PASS  access.avoidable_per_call  ");
 	assert_contains(out_text, "NO-VERDICT  access.latency.p99  the access family attached "
 			"with fentry in the base profile but kprobe in the new profile: each "
-			"latency includes its own mode's probe cost\n");
+			"latency includes its own mode's probe cost (--allow-mode-mismatch judges "
+			"anyway)\n");
 	assert_contains(out_text, "gate: 2 passed, 0 failed, 1 without verdict");
 
 	assert_int_equal(permscope("merge", fe, kp, "-o", merged, NULL), 2);

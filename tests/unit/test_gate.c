@@ -240,9 +240,9 @@ static void thresholds_and_comparisons(void **state)
 /* One failed rule fails the gate, whatever else had no verdict; PASS only when all passed. */
 static void a_failure_outweighs_rules_without_verdict(void **state)
 {
-	const size_t all_pass[3] = { [VERDICT_PASS] = 4 },
-		     one_fail[3] = { [VERDICT_PASS] = 2, [VERDICT_FAIL] = 1, [VERDICT_NO_VERDICT] = 3 },
-		     one_none[3] = { [VERDICT_PASS] = 5, [VERDICT_NO_VERDICT] = 1 };
+	const size_t all_pass[VERDICTS] = { [VERDICT_PASS] = 4 },
+		     one_fail[VERDICTS] = { [VERDICT_PASS] = 2, [VERDICT_FAIL] = 1, [VERDICT_NO_VERDICT] = 3 },
+		     one_none[VERDICTS] = { [VERDICT_PASS] = 5, [VERDICT_NO_VERDICT] = 1 };
 
 	(void)state;
 	assert_int_equal(verdicts_overall(all_pass), VERDICT_PASS);
@@ -485,7 +485,8 @@ static void families_that_did_not_record_or_differ_give_no_verdict(void **state)
 	evaluate("access.unsafe == 0", &tp, &lk, &res);
 	assert_int_equal(res.verdict, VERDICT_NO_VERDICT);
 	assert_string_equal(res.reason, "the access family attached with tracepoint in the base "
-			    "profile but fentry in the new profile");
+			    "profile but fentry in the new profile (--allow-mode-mismatch judges "
+			    "anyway)");
 	profile_free(&a);
 	profile_free(&b);
 	profile_free(&tp);
@@ -738,7 +739,7 @@ static void gate_exit_statuses_and_text_output(void **state)
 		"gate: new  %s: " FAST_BUILD "\n"
 		"PASS  access.avoidable_per_call  new 0  base 1  threshold <= 0.01\n"
 		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
-		"gate: 2 passed, 0 failed, 0 without verdict\n", stock, fast);
+		"gate: 2 passed, 0 failed, 0 without verdict, 0 skipped\n", stock, fast);
 	assert_string_equal(out_text, expected);
 	assert_string_equal(err_text, "");
 
@@ -749,22 +750,21 @@ static void gate_exit_statuses_and_text_output(void **state)
 		"gate: new  %s: " STOCK_BUILD "\n"
 		"FAIL  access.avoidable_per_call  new 1  base 0  threshold <= 0.01\n"
 		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
-		"gate: 1 passed, 1 failed, 0 without verdict\n", fast, stock);
+		"gate: 1 passed, 1 failed, 0 without verdict, 0 skipped\n", fast, stock);
 	assert_string_equal(out_text, expected);
 	/* -q: only what did not pass */
 	assert_int_equal(permscope("gate", "-q", "-b", fast, "-n", stock, "-r", rules, NULL), 1);
 	assert_string_equal(out_text,
 		"FAIL  access.avoidable_per_call  new 1  base 0  threshold <= 0.01\n");
 
-	/* the default rules on access-only profiles: exec and lookup give no verdict */
-	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, NULL), 3);
+	/* the default rules on access-only profiles: exec and lookup were not asked, skipped */
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, NULL), 0);
 	assert_contains(out_text, "PASS  access.unsafe  new 0  base 0  threshold == 0\n");
 	assert_contains(out_text, "PASS  access.avoidable_per_call  new 0  base 1  "
 			"threshold <= 1.01\n");
-	assert_contains(out_text, "NO-VERDICT  exec.enoent_early_share  the exec family did "
-			"not record in the base profile (not requested) nor in the new profile "
-			"(not requested)\n");
-	assert_contains(out_text, "gate: 2 passed, 0 failed, 3 without verdict\n");
+	assert_contains(out_text, "SKIPPED  exec.enoent_early_share  neither profile was asked to "
+			"record the exec family\n");
+	assert_contains(out_text, "gate: 2 passed, 0 failed, 0 without verdict, 3 skipped\n");
 	/* a failure wins over no verdict */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, NULL), 1);
 	assert_contains(out_text, "FAIL  access.avoidable_per_call  new 1  base 0  "
@@ -774,7 +774,8 @@ static void gate_exit_statuses_and_text_output(void **state)
 	assert_int_equal(permscope("gate", "-b", fast, "-n", tmp_path("fentry.json"), "-r", rules,
 				   NULL), 3);
 	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
-			"tracepoint in the base profile but fentry in the new profile\n");
+			"tracepoint in the base profile but fentry in the new profile "
+			"(--allow-mode-mismatch judges anyway)\n");
 }
 
 /* Scripts written for gate/1 keep working: --baseline, --current and -c, `baseline` in rules. */
@@ -963,7 +964,7 @@ static void gate_significance_in_the_output(void **state)
 			"threshold >= 0.95  ~ p=");
 	p_at = strstr(out_text, "~ p=");
 	assert_true(strtod(p_at + 4, NULL) >= 0.05);
-	assert_contains(out_text, "gate: 1 passed, 0 failed, 0 without verdict\n");
+	assert_contains(out_text, "gate: 1 passed, 0 failed, 0 without verdict, 0 skipped\n");
 
 	/* a single recording against runs: too few samples */
 	assert_int_equal(permscope("gate", "-b", tmp_path("noisy-base.json"),
@@ -1049,7 +1050,7 @@ static void gate_json_output_parses(void **state)
 	root = json_loads(out_text, 0, &e);
 	if (!root)
 		fail_msg("not JSON: %s\n%s", e.text, out_text);
-	assert_string_equal(json_string_value(json_object_get(root, "format")), "permscope-gate/2");
+	assert_string_equal(json_string_value(json_object_get(root, "format")), "permscope-gate/3");
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "fail");
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 1);
 	assert_int_equal(json_array_size(json_object_get(root, "rules")), 2);
@@ -1084,18 +1085,18 @@ static void gate_json_output_parses(void **state)
 	assert_true(json_is_null(json_object_get(r, "reason")));
 
 	r = json_array_get(json_object_get(root, "rules"), 1);
-	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "no-verdict");
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "skipped");
 	assert_true(json_is_null(json_object_get(r, "threshold")));
 	assert_true(json_is_null(json_object_get(r, "new")));
 	assert_true(json_is_null(json_object_get(r, "base")));
 	assert_int_equal(json_integer_value(json_object_get(r, "n_new")), 0);
 	assert_string_equal(json_string_value(json_object_get(r, "reason")),
-			    "the lookup family did not record in the base profile (not requested) "
-			    "nor in the new profile (not requested)");
+			    "neither profile was asked to record the lookup family");
 	json_decref(root);
 
-	/* no verdict without failure: "no-verdict", 3 */
-	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", rules, "-j", NULL), 3);
+	/* no verdict without failure (lookup asked for by --families): "no-verdict", 3 */
+	assert_int_equal(permscope("gate", "-b", stock, "-n", fast, "-r", rules, "--families", "all",
+				   "-j", NULL), 3);
 	root = json_loads(out_text, 0, &e);
 	assert_non_null(root);
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "no-verdict");
@@ -1117,7 +1118,7 @@ static void gate_output_file_is_the_json_beside_the_text(void **state)
 	json = strdup(out_text);
 	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "-o", kept, NULL), 1);
 	assert_contains(out_text, "FAIL  access.avoidable_per_call");
-	assert_contains(out_text, "gate: 0 passed, 1 failed, 1 without verdict");
+	assert_contains(out_text, "gate: 0 passed, 1 failed, 0 without verdict, 1 skipped");
 	file = slurp(kept, NULL);
 	assert_string_equal(file, json);
 	free(file);
@@ -1166,8 +1167,8 @@ static void gate_junit_file(void **state)
 	assert_non_null(xml);
 	snprintf(expected, sizeof(expected),
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<testsuite name=\"permscope gate\" tests=\"3\" failures=\"1\" errors=\"0\" "
-		"skipped=\"1\">\n"
+		"<testsuite name=\"permscope gate\" tests=\"3\" failures=\"1\" errors=\"1\" "
+		"skipped=\"0\">\n"
 		"  <properties>\n"
 		"    <property name=\"base\" value=\"%s\"/>\n"
 		"    <property name=\"base.build\" value=\"permscope 0.2.0&lt;&amp;&gt; "
@@ -1183,14 +1184,15 @@ static void gate_junit_file(void **state)
 		"threshold &gt;= 0.94\"/>\n"
 		"  </testcase>\n"
 		"  <testcase classname=\"permscope.gate\" name=\"access.unsafe == 0\">\n"
-		"    <skipped message=\"the access family attached with tracepoint in the base "
-		"profile but fentry in the new profile\"/>\n"
+		"    <error type=\"no-verdict\" message=\"no verdict: the access family attached "
+		"with tracepoint in the base profile but fentry in the new profile "
+		"(--allow-mode-mismatch judges anyway)\"/>\n"
 		"  </testcase>\n"
 		"</testsuite>\n", tmp_path("lookup-base.json"), tmp_path("lookup-cur.json"));
 	assert_string_equal(xml, expected);
 	free(xml);
 	/* the text output is printed as well */
-	assert_contains(out_text, "gate: 1 passed, 1 failed, 1 without verdict\n");
+	assert_contains(out_text, "gate: 1 passed, 1 failed, 1 without verdict, 0 skipped\n");
 	/* bad input writes no JUnit file */
 	unlink(junit);
 	assert_int_equal(permscope("gate", "-b", tmp_path("lookup-base.json"), "-n",
