@@ -300,6 +300,10 @@ void compare_text(FILE *out, const struct compare *c)
 		c->new_name, printable(c->new->kernel_release), compare_runs(c->new),
 		compare_runs(c->new) > 1 ? "s" : "",
 		build[1]);
+	for (int i = 0; i < 2; i++) /* merge --allow-mixed: runs that are no samples of one thing */
+		if ((i ? c->new : c->base)->mixed)
+			fprintf(out, "  note: %s merged from runs that differ (--allow-mixed): %s\n",
+				i ? "new" : "base", printable((i ? c->new : c->base)->mixed));
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
 		fprintf(out, "  mean±sd over runs; %s, ~ marks p >= %.2f (not significant)\n",
 			stats_test_titles[c->test], STATS_ALPHA);
@@ -478,6 +482,10 @@ int compare_json(FILE *out, const struct compare *c)
 		json_object_set_new(root, "benchmarks", bench);
 	else
 		json_decref(bench);
+	for (int i = 0; root && i < 2; i++)
+		if ((i ? c->new : c->base)->mixed)
+			json_object_set_new(json_object_get(root, i ? "new" : "base"), "mixed",
+					    json_string((i ? c->new : c->base)->mixed));
 	ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 	fputc('\n', out);
 	json_decref(root);

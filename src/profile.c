@@ -171,6 +171,8 @@ void profile_free(struct profile *p)
 	for (size_t r = 0; r < p->nruns; r++)
 		free(p->runs[r].m);
 	free(p->runs);
+	free(p->recordings);
+	free(p->mixed);
 	memset(p, 0, sizeof(*p));
 }
 

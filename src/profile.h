@@ -90,6 +90,15 @@ struct fs_result {
 	struct lookup_stats s;
 };
 
+/* One recording, as merge tells it from another: its host and boot, its start and end. */
+struct recording_ref {
+	char hostname[65];
+	char boot_id[40];
+	uint64_t start_ns, end_ns;
+};
+/* The longest "mixed" a profile holds (merge --allow-mixed). */
+#define PROFILE_MIXED_MAX 1024
+
 struct profile {
 	char tool_version[64];
 	/* The build that recorded it (profile_set_host(): version, revision,
@@ -132,6 +141,15 @@ struct profile {
 	/* A merged profile (permscope merge): the metrics of each run merged. */
 	struct metric_list *runs;
 	size_t nruns;
+	/*
+	 * And the recording behind each run (nrecordings == nruns), so that
+	 * merge can refuse one recording twice; none in a profile merged
+	 * before they were kept.
+	 */
+	struct recording_ref *recordings;
+	size_t nrecordings;
+	/* merge --allow-mixed: what differs among the runs, or NULL (malloc'ed) */
+	char *mixed;
 };
 
 /*

@@ -512,6 +512,55 @@ static void read_runs(struct reader *r, json_t *root, struct profile *p)
 	}
 }
 
+/*
+ * "recordings": optional, the recording behind each merged run, one a run;
+ * "mixed": optional, what differs among them (merge --allow-mixed).
+ */
+static void read_recordings(struct reader *r, json_t *root, struct profile *p)
+{
+	json_t *recs = json_object_get(root, "recordings"), *x, *mixed = json_object_get(root, "mixed");
+	size_t i;
+
+	if (!r->failed && mixed && (!json_is_string(mixed) ||
+				    json_string_length(mixed) >= PROFILE_MIXED_MAX)) {
+		fail(r, "mixed: expected a string of under %d bytes", PROFILE_MIXED_MAX);
+		return;
+	}
+	if (!r->failed && mixed && !(p->mixed = strdup(json_string_value(mixed)))) {
+		fail(r, "out of memory");
+		return;
+	}
+	if (r->failed || !recs)
+		return;
+	if (!json_is_array(recs) || json_array_size(recs) != p->nruns) {
+		fail(r, "recordings: expected an array of one object a run (%zu)", p->nruns);
+		return;
+	}
+	if (!(p->recordings = calloc(p->nruns, sizeof(*p->recordings)))) {
+		fail(r, "out of memory");
+		return;
+	}
+	p->nrecordings = p->nruns;
+	json_array_foreach(recs, i, x) {
+		struct recording_ref *rec = &p->recordings[i];
+		json_t *s = json_object_get(x, "start_ns"), *e = json_object_get(x, "end_ns");
+		char where[48];
+
+		snprintf(where, sizeof(where), "recordings[%zu]", i);
+		member_str(r, x, where, "hostname", rec->hostname, sizeof(rec->hostname));
+		member_str(r, x, where, "boot_id", rec->boot_id, sizeof(rec->boot_id));
+		if (r->failed)
+			return;
+		if (!json_is_integer(s) || !json_is_integer(e) || json_integer_value(s) < 0 ||
+		    json_integer_value(e) < json_integer_value(s)) {
+			fail(r, "%s: expected start_ns and end_ns, integers, 0 <= start <= end", where);
+			return;
+		}
+		rec->start_ns = json_integer_value(s);
+		rec->end_ns = json_integer_value(e);
+	}
+}
+
 int profile_from_json(const char *text, struct profile *p, char *err, size_t errlen)
 {
 	struct reader r = { .err = err, .errlen = errlen };
@@ -600,6 +649,7 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 		fail(&r, "start/end: expected UTC times like 2026-01-31T12:00:00.000000000Z");
 	read_families(&r, root, p);
 	read_runs(&r, root, p);
+	read_recordings(&r, root, p);
 out:
 	json_decref(root);
 	if (r.failed) {

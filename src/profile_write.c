@@ -196,6 +196,20 @@ char *profile_to_json(const struct profile *p)
 		}
 		json_object_set_new(root, "runs", runs);
 	}
+	if (p->nrecordings) {
+		json_t *recs = json_array();
+
+		for (size_t r = 0; r < p->nrecordings; r++) {
+			const struct recording_ref *x = &p->recordings[r];
+
+			json_array_append_new(recs, json_pack("{s:s,s:s,s:I,s:I}", "hostname",
+				x->hostname, "boot_id", x->boot_id, "start_ns", (json_int_t)x->start_ns,
+				"end_ns", (json_int_t)x->end_ns));
+		}
+		json_object_set_new(root, "recordings", recs);
+	}
+	if (p->mixed)
+		json_object_set_new(root, "mixed", json_string(p->mixed));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	return text;

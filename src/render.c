@@ -165,6 +165,9 @@ static void header_text(FILE *out, const struct profile *p)
 		fprintf(out, "only tasks named '%s'\n", printable(p->filter_comm));
 	if (p->filter_cgroup[0])
 		fprintf(out, "only tasks in cgroup %s and below\n", printable(p->filter_cgroup));
+	if (p->mixed) /* merge --allow-mixed: its runs are not samples of one thing */
+		fprintf(out, "note: merged from runs that differ (--allow-mixed): %s\n",
+			printable(p->mixed));
 	if (profile_clock_is_coarse(p))
 		fprintf(out, "note: timed by the %s clocksource, which steps every few ms: the\n"
 			"      latencies below are not measurements (most read 0); counts are exact\n",
@@ -589,6 +592,8 @@ int render_json(FILE *out, const struct profile *p)
 		"families", fams);
 	if (!root)
 		return -1;
+	if (p->mixed)
+		json_object_set_new(root, "mixed", json_string(p->mixed));
 	ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 	fputc('\n', out);
 	json_decref(root);

@@ -47,6 +47,9 @@ static void write_large_profile(const char *path, int k)
 		snprintf(name, sizeof(name), "fs%05d", i);
 		json_object_set_new(per_fs, name, fs);
 	}
+	/* each K its own recording (merge refuses one twice) */
+	snprintf(name, sizeof(name), "2026-11-30T00:00:%02d.000000000Z", k);
+	json_object_set_new(root, "start", json_string(name));
 	assert_int_equal(json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
 	json_decref(root);
 }
