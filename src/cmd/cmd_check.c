@@ -25,7 +25,9 @@
 enum { OPT_FAMILIES = 0x500, OPT_MODE, OPT_BTF, OPT_SELF_TEST, OPT_NO_SELF_TEST };
 
 /* The JSON's "format"; docs/check.md says what changed from the last. */
-#define CHECK_FORMAT "permscope-check/2"
+/* /3: cred_layout.verdict is the answer's word (verdict_text the sentence); a fourth
+ * self-test row, cred_refcount_line */
+#define CHECK_FORMAT "permscope-check/3"
 
 struct check_cmd {
 	struct record_opts rec; /* only .probe: which families, which modes */
@@ -121,8 +123,8 @@ static const struct argp check_argp = {
 	"CPU go uncounted); each family says why it took its mode.  The layout table "
 	"names every field in the cacheline of the refcount 'usage' and whether "
 	"permission checks read it (uid..fsgid, securebits, cap_effective), and the "
-	"verdict:\n\"refcount shares a cacheline with read-mostly fields\" or "
-	"\"separated\".  With --btf, the same for a kernel in a file, and no "
+	"verdict:\nshares (the refcount shares a cacheline with read-mostly fields) or "
+	"separated.  With --btf, the same for a kernel in a file, and no "
 	"attach tries.\n\n"
 	"The self-test (on by default without --btf) records, filtered to a child "
 	"process of its own, a few hundred access(\"/\") calls with the default creds "
@@ -200,7 +202,7 @@ static json_t *layout_json(const struct cred_layout *l)
 			"last_line", (m->offset + (m->size ? m->size : 1) - 1) / CACHELINE,
 			"read_by_permission_checks", m->checked));
 	}
-	return json_pack("{s:i,s:i,s:o,s:b,s:b,s:{s:i,s:i,s:i,s:i},s:o,s:b,s:s}", "size", l->size,
+	return json_pack("{s:i,s:i,s:o,s:b,s:b,s:{s:i,s:i,s:i,s:i},s:o,s:b,s:s,s:s}", "size", l->size,
 			 "cacheline", CACHELINE, "fields", fields,
 			 "usage_shares_line_with_uid", l->usage_shares_uid_line,
 			 "usage_shares_line_with_readers", l->usage_shares_reader_lines,
@@ -208,7 +210,8 @@ static json_t *layout_json(const struct cred_layout *l)
 			 "line", l->usage_first_line, "last_line", l->usage_last_line,
 			 "usage_line_fields", line,
 			 "usage_shares_line_with_checked", l->usage_shares_checked,
-			 "verdict", cred_layout_verdict(l));
+			 "verdict", cred_layout_answer_names[cred_layout_answer(l)],
+			 "verdict_text", cred_layout_verdict(l));
 }
 
 static void layout_text(const struct cred_layout *l)
@@ -234,7 +237,8 @@ static void layout_text(const struct cred_layout *l)
 		       m->checked ? "yes" : "no");
 		nchecked += m->checked;
 	}
-	printf("verdict: %s\n", cred_layout_verdict(l));
+	printf("verdict: %s (%s)\n", cred_layout_answer_names[cred_layout_answer(l)],
+	       cred_layout_verdict(l));
 	if (nchecked) {
 		char names[CRED_LINE_MEMBERS * 49] = "", *p = names;
 
@@ -253,9 +257,38 @@ static void print_json(json_t *root)
 	json_decref(root);
 }
 
-/* The self-test: what ran and each verdict with its counts (docs/check.md). */
-static json_t *selftest_json(const struct selftest *t, const struct selftest_verdict *v)
+/*
+ * The self-test table's fourth row, the cred refcount cacheline, read from
+ * the kernel's BTF (no workload can show a layout): its answer, and why in
+ * words, with the fields permission checks read in usage's line.
+ */
+#define LAYOUT_ROW_TITLE "cred refcount line"
+#define LAYOUT_ROW_KEY "cred_refcount_line"
+static enum cred_layout_answer layout_row(const struct cred_layout *l, char *why, size_t len)
 {
+	enum cred_layout_answer a = cred_layout_answer(l);
+	size_t n;
+
+	if (a == CRED_LAYOUT_UNKNOWN) {
+		snprintf(why, len, "no struct cred with a usage in this kernel's BTF");
+		return a;
+	}
+	n = snprintf(why, len, "usage at offset %d, cacheline %d; %s", l->offset[CRED_USAGE],
+		     l->usage_first_line, a == CRED_LAYOUT_SEPARATED ?
+		     "no field permission checks read shares its line" :
+		     "permission checks read these fields of its line:");
+	for (int i = 0; a == CRED_LAYOUT_SHARES && i < l->nline && n < len; i++)
+		if (l->line[i].checked)
+			n += snprintf(why + n, len - n, " %s", l->line[i].name);
+	return a;
+}
+
+/* The self-test: what ran and each verdict with its counts (docs/check.md). */
+static json_t *selftest_json(const struct selftest *t, const struct selftest_verdict *v,
+			     const struct cred_layout *l)
+{
+	char why[512];
+	enum cred_layout_answer a;
 	json_t *workload = json_object(), *not_run = json_object(), *verdicts = json_object();
 
 	for (int ph = 0; ph < ST_PHASES; ph++) {
@@ -273,20 +306,27 @@ static json_t *selftest_json(const struct selftest *t, const struct selftest_ver
 			"title", selftest_path_title(p), "answer", selftest_answer_name(v[p].answer),
 			"why", v[p].why, "counts", counts));
 	}
+	a = layout_row(l, why, sizeof(why));
+	json_object_set_new(verdicts, LAYOUT_ROW_KEY, json_pack("{s:s,s:s,s:s,s:{s:i,s:i}}",
+		"title", LAYOUT_ROW_TITLE, "answer", cred_layout_answer_names[a], "why", why,
+		"counts", "usage_offset", l->offset[CRED_USAGE], "usage_line", l->usage_first_line));
 	return json_pack("{s:f,s:f,s:f,s:s,s:s,s:o,s:o,s:o}", "elapsed_s", t->elapsed_s,
 			 "attach_s", t->attach_s, "detach_s", t->detach_s, "where", t->where,
 			 "fs", t->fs, "workload", workload, "failed", not_run, "verdicts", verdicts);
 }
 
-static void selftest_text(const struct selftest *t, const struct selftest_verdict *v)
+static void selftest_text(const struct selftest *t, const struct selftest_verdict *v,
+			  const struct cred_layout *l)
 {
-	char line[256];
+	char line[256], why[512];
+	enum cred_layout_answer a;
 
 	recorder_describe(&t->run, line, sizeof(line));
 	printf("\nself-test: the workload and its readings %.1f ms (attaching %.2f s, detaching "
 	       "%.2f s)\n  %s\n  tree: %s\n", t->elapsed_s * 1e3, t->attach_s, t->detach_s, line,
 	       t->where);
-	printf("  %-21s %-7s %s\n", "FAST PATH", "ANSWER", "EVIDENCE: the workload's calls counted");
+	printf("  %-21s %-7s %s\n", "FAST PATH", "ANSWER",
+	       "EVIDENCE: the calls counted; the layout from BTF");
 	for (int p = 0; p < ST_PATHS; p++) {
 		size_t len = 0;
 
@@ -298,6 +338,10 @@ static void selftest_text(const struct selftest *t, const struct selftest_verdic
 					  selftest_answer_name(v[p].answer)), 31, 80, line);
 		fold_words(stdout, printf("%31s", ""), 31, 80, v[p].why);
 	}
+	/* the fourth change, a fact of the layout: the same table, the same words */
+	a = layout_row(l, why, sizeof(why));
+	fold_words(stdout, printf("  %-21s %-7s", LAYOUT_ROW_TITLE, cred_layout_answer_names[a]),
+		   31, 80, why);
 }
 
 /* --btf FILE: the layout of the kernel in FILE; nothing attached. */
@@ -420,7 +464,7 @@ int cmd_check(int argc, char **argv)
 				     "mode_order", modes, "mode_order_why", order_why,
 				     "families", fams,
 				     "cred_layout", layout_json(&layout),
-				     "self_test", c.self_test ? selftest_json(&t, verdict) : json_null()));
+				     "self_test", c.self_test ? selftest_json(&t, verdict, &layout) : json_null()));
 		selftest_free(&t);
 		return EXIT_OK;
 	}
@@ -444,7 +488,7 @@ int cmd_check(int argc, char **argv)
 							 "exact here");
 	}
 	if (c.self_test)
-		selftest_text(&t, verdict);
+		selftest_text(&t, verdict, &layout);
 	layout_text(&layout);
 	selftest_free(&t);
 	return EXIT_OK;

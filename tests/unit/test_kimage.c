@@ -518,13 +518,14 @@ static void check_btf_prints_the_release_and_the_table_and_exits_0(void **state)
 	assert_contains(out_text, "/vmlinuz-9.8.7-setup: bzImage, zstd\n");
 	assert_contains(out_text, "  securebits               40     4     0  yes\n");
 	assert_contains(out_text, "  cap_permitted            56     8     0  no\n");
-	assert_contains(out_text, "verdict: refcount shares a cacheline with read-mostly fields\n");
+	assert_contains(out_text, "verdict: shares (refcount shares a cacheline with read-mostly "
+			"fields)\n");
 	assert_string_equal(err_text, "");
 
 	assert_int_equal(permscope("check", "--btf", path, "--json", NULL), 0);
 	j = json_loads(out_text, 0, NULL);
 	assert_non_null(j);
-	assert_string_equal(json_string_value(json_object_get(j, "format")), "permscope-check/2");
+	assert_string_equal(json_string_value(json_object_get(j, "format")), "permscope-check/3");
 	assert_string_equal(json_string_value(json_object_get(j, "kernel")), "9.8.7-setup");
 	assert_true(json_is_null(json_object_get(j, "families")));
 	fields = json_object_get(json_object_get(j, "cred_layout"), "usage_line_fields");
@@ -532,7 +533,9 @@ static void check_btf_prints_the_release_and_the_table_and_exits_0(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(fields, 11), "name")),
 			    "cap_permitted");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "cred_layout"),
-							      "verdict")),
+							      "verdict")), "shares");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "cred_layout"),
+							      "verdict_text")),
 			    "refcount shares a cacheline with read-mostly fields");
 	json_decref(j);
 }
@@ -624,8 +627,7 @@ static void check_pinned(const char *file, const char *release)
 	assert_string_equal(json_string_value(json_object_get(j, "kernel")), release);
 	layout = json_object_get(j, "cred_layout");
 	/* all three stock kernels: usage at 0, uid..securebits behind it */
-	assert_string_equal(json_string_value(json_object_get(layout, "verdict")),
-			    "refcount shares a cacheline with read-mostly fields");
+	assert_string_equal(json_string_value(json_object_get(layout, "verdict")), "shares");
 
 	/* the reference: bpftool on the .BTF this image holds */
 	if (kimage_read(file, &ki, err, sizeof(err)))

@@ -79,8 +79,9 @@ static int ab_status(const char *name)
 }
 
 /*
- * gate.json: the rule on `metric` has verdict `want`, and every other rule
- * passed (want "pass" and metric NULL: every rule passed).
+ * gate.json: the rule on `metric` failed, and every other rule passed or was
+ * skipped (its family not recorded by the control's workload); metric NULL:
+ * none failed.
  */
 static void gate_fails_only(const char *name, const char *metric)
 {
@@ -94,6 +95,9 @@ static void gate_fails_only(const char *name, const char *metric)
 
 		if (!m || !v)
 			fail_msg("%s: gate.json: a rule without metric or verdict", name);
+		/* a family the control's workload does not record: not asked, never the culprit */
+		if (!strcmp(v, "skipped") && strcmp(want, "fail"))
+			continue;
 		if (strcmp(v, want))
 			fail_msg("%s: gate: %s is %s, expected %s (see %s/%s/ab.txt)", name, m, v,
 				 want, controls, name);
@@ -306,8 +310,7 @@ static void cred_usage_own_cacheline_changes_only_the_layout_verdict(void **stat
 	(void)state;
 	need(c);
 	gate_fails_only(c, NULL);
-	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)),
-			    "refcount shares a cacheline with read-mostly fields");
+	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)), "shares");
 	assert_string_equal(layout_verdict(c, "patched", b, sizeof(b)), "separated");
 	verify_finds(c, "stock", "default", 0, NULL);
 	verify_finds(c, "patched", "default", 0, NULL);
