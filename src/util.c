@@ -309,7 +309,10 @@ static const char *file_type_name(mode_t mode)
 int read_input_file(const char *path, size_t max, char **data, size_t *len, char *err,
 		    size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), ret = 0;
+	/* "-": standard input, a pipe or a redirected file, read to its end (`max` still holds) */
+	bool std = !strcmp(path, "-");
+	int fd = std ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3) :
+		       open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), ret = 0;
 	size_t got = 0, cap;
 	struct stat st;
 	char *buf = NULL;
@@ -321,7 +324,14 @@ int read_input_file(const char *path, size_t max, char **data, size_t *len, char
 		snprintf(err, errlen, "cannot open: %s", strerror(-ret));
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (std && isatty(fd)) {
+		snprintf(err, errlen, "standard input is a terminal: give a file, or pipe one in");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (std && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		st.st_size = 65536; /* a first guess; the loop grows it up to max */
+	else if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s, not a regular file", file_type_name(st.st_mode));
 		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		goto out;

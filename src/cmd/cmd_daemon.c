@@ -32,12 +32,16 @@ static const struct argp_option daemon_options[] = {
 	  "Keep the newest K snapshots, delete older ones (default: 60)", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
 	  "Serve /metrics on ADDR:PORT (default: " HTTP_DEFAULT_LISTEN ", loopback only; "
-	  "port 0 picks a free one)", 0 },
+	  ":PORT and localhost:PORT are loopback too; all interfaces only as 0.0.0.0:PORT "
+	  "or [::]:PORT; port 0 picks a free one)", 0 },
+	/* node_exporter's names, as its users type them */
+	{ "web.listen-address", OPT_LISTEN, "ADDR:PORT", OPTION_HIDDEN, 0, 0 },
 	{ "log", OPT_LOG, "FILE", 0,
 	  "Append log lines to FILE, reopened on SIGHUP (default: stderr)", 0 },
 	{ "web-config", OPT_WEB_CONFIG, "FILE", 0,
 	  "TLS and basic auth for /metrics, in Prometheus exporter-toolkit's web config "
 	  "format (docs/daemon.md)", 0 },
+	{ "web.config.file", OPT_WEB_CONFIG, "FILE", OPTION_HIDDEN, 0, 0 },
 	{ "buckets", OPT_BUCKETS, "LIST", 0,
 	  "The latency histograms' bucket bounds on /metrics: bounds and FROM..TO ranges, "
 	  "comma-separated, each a power of two of nanoseconds (128ns, 1.024us, 2^20), or "

@@ -74,9 +74,15 @@ enum {
 	HTTP_CONNECTION_MEMORY = 16 * 1024,
 };
 
-#define LISTEN_FORM "expected ADDR:PORT, e.g. 127.0.0.1:23649 or [::1]:23649"
+#define LISTEN_FORM "expected ADDR:PORT, e.g. 127.0.0.1:23649, [::1]:23649 or :23649"
 
 #define CONTENT_TYPE_TEXT "text/plain; charset=utf-8"
+#define CONTENT_TYPE_HTML "text/html; charset=utf-8"
+/* "/": what a person who opens the exporter's address in a browser is after. */
+#define LANDING_PAGE "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">" \
+	"<title>permscope daemon</title></head>\n<body><h1>permscope daemon</h1>\n" \
+	"<p>The permission-check fast paths of this machine, as Prometheus metrics: " \
+	"<a href=\"/metrics\">/metrics</a></p>\n</body></html>\n"
 /* The Prometheus text exposition format. */
 #define CONTENT_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
 
@@ -137,6 +143,22 @@ int http_parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *s
 	*sslen = 0;
 	if (!arg || !*arg)
 		return fail(err, errlen, "empty; " LISTEN_FORM);
+	/*
+	 * As exporters are given it (node_exporter's --web.listen-address), but
+	 * never wider than asked: ":PORT" and "localhost:PORT" are loopback's;
+	 * all interfaces only as 0.0.0.0:PORT or [::]:PORT, written out.
+	 */
+	if ((arg[0] == ':' && !strchr(arg + 1, ':')) || !strncmp(arg, "localhost:", 10)) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		if (parse_port(strchr(arg, ':') + 1, &p, err, errlen))
+			return -1;
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		in->sin_port = htons(p);
+		*sslen = sizeof(*in);
+		return 0;
+	}
 	if (arg[0] == '[') {
 		const char *close = strchr(arg, ']');
 
@@ -455,9 +477,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			      text("permscope: only GET and HEAD are served\n"), CONTENT_TYPE_TEXT);
 	if (!strcmp(url, "/metrics"))
 		return answer_metrics(s, c);
-	if (!strcmp(url, "/"))
-		return answer(s, c, MHD_HTTP_OK, text("permscope daemon: metrics at /metrics\n"),
-			      CONTENT_TYPE_TEXT);
+	if (!strcmp(url, "/")) /* as exporters answer it: a page that links the metrics */
+		return answer(s, c, MHD_HTTP_OK, text(LANDING_PAGE), CONTENT_TYPE_HTML);
 	return answer(s, c, MHD_HTTP_NOT_FOUND, text("permscope: not found; metrics at /metrics\n"),
 		      CONTENT_TYPE_TEXT);
 }

@@ -299,6 +299,10 @@ static void listen_takes_numeric_addresses_with_a_port(void **state)
 		{ "[::]:0", AF_INET6, "::", 0 },
 		{ "[fd00::2]:1", AF_INET6, "fd00::2", 1 },
 		{ "[2001:db8:0:0:0:0:0:1]:443", AF_INET6, "2001:db8::1", 443 },
+		/* as exporters are given it, but loopback: all interfaces only written out */
+		{ ":23649", AF_INET, "127.0.0.1", 23649 },
+		{ "localhost:9100", AF_INET, "127.0.0.1", 9100 },
+		{ ":0", AF_INET, "127.0.0.1", 0 },
 	};
 
 	(void)state;
@@ -333,11 +337,14 @@ static void listen_refuses_names_junk_and_missing_parts_saying_what_it_expects(v
 		const char *arg;
 		const char *says;
 	} bad[] = {
-		{ "", "expected ADDR:PORT, e.g. 127.0.0.1:23649 or [::1]:23649" },
+		{ "", "expected ADDR:PORT, e.g. 127.0.0.1:23649, [::1]:23649 or :23649" },
 		{ "127.0.0.1", "missing :PORT; expected ADDR:PORT" },
 		{ "127.0.0.1:", "missing port after ':'" },
-		{ ":23649", "missing address before :PORT" },
-		{ "localhost:23649", "'localhost' is not a numeric IPv4 address (names are not resolved)" },
+		{ ":", "missing port after ':'" },
+		{ ":http", "port 'http' is not a number" },
+		{ "localhost:", "missing port after ':'" },
+		{ "localhost.localdomain:23649", "not a numeric IPv4 address (names are not resolved)" },
+		{ "LOCALHOST:23649", "not a numeric IPv4 address (names are not resolved)" },
 		{ "example.com:80", "names are not resolved" },
 		{ "localhost", "missing :PORT" },
 		{ "127.0.0.1:65536", "port 65536 is out of range (0..65535" },
@@ -384,7 +391,7 @@ static void start_refuses_what_it_cannot_listen_on_saying_why(void **state)
 		const char *listen;
 		const char *says;
 	} bad[] = {
-		{ "localhost:23649", "--listen localhost:23649: 'localhost' is not a numeric" },
+		{ "example.com:23649", "--listen example.com:23649: 'example.com' is not a numeric" },
 		/* TEST-NET-3 (RFC 5737): documentation only, never a local address. */
 		{ "203.0.113.7:0", "203.0.113.7:0: not an address of this machine" },
 	};
@@ -463,8 +470,9 @@ static void root_is_a_page_pointing_at_metrics(void **state)
 	struct reply r = get(http_address(f->server), "/");
 
 	assert_status(r, 200);
-	assert_string_equal(r.body, "permscope daemon: metrics at /metrics\n");
-	assert_string_equal(header(&r, "Content-Type"), "text/plain; charset=utf-8");
+	assert_contains(r.body, "<title>permscope daemon</title>");
+	assert_contains(r.body, "<a href=\"/metrics\">/metrics</a>");
+	assert_string_equal(header(&r, "Content-Type"), "text/html; charset=utf-8");
 	assert_int_equal(atomic_load(&f->src.calls), 0);
 	free(r.raw);
 }
