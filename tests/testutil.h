@@ -434,6 +434,46 @@ static inline int permscope(const char *first, ...)
 /* ---- assertions --------------------------------------------------------- */
 
 /* Prints TEXT for a failure message, cut after 16 KiB. */
+/*
+ * gate's text with its wrapped reasons joined again (src/cmd/cmd_gate.c,
+ * print_wrapped()): each "      word ..." line under a NO-VERDICT or
+ * SKIPPED line goes back on it, the first after two spaces, so that a test
+ * asserts a reason whole whatever the width.  In place, in out_text.
+ */
+static inline void gate_unwrap(void)
+{
+	char *r = out_text, *w = out_text;
+	bool in_reason = false, first = false;
+
+	if (!out_text)
+		return;
+	while (*r) {
+		char *nl = strchr(r, '\n');
+		size_t n = nl ? (size_t)(nl - r) : strlen(r);
+
+		if (in_reason && n > 6 && !strncmp(r, "      ", 6) && strncmp(r + 6, "rule ", 5) &&
+		    r[6] != ' ') {
+			/* a continuation: its words after the head line's */
+			w--; /* the head line's newline */
+			memmove(w, first ? "  " : " ", first ? 2 : 1);
+			w += first ? 2 : 1;
+			memmove(w, r + 6, n - 6);
+			w += n - 6;
+			first = false;
+		} else {
+			in_reason = !strncmp(r, "NO-VERDICT  ", 12) || !strncmp(r, "SKIPPED  ", 9);
+			/* a head line that ends where its reason was cut: metric and values only */
+			first = in_reason;
+			memmove(w, r, n);
+			w += n;
+		}
+		if (nl)
+			*w++ = '\n';
+		r += n + (nl ? 1 : 0);
+	}
+	*w = 0;
+}
+
 static inline void testutil_print_text(const char *text)
 {
 	const size_t most = 16384;

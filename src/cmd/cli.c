@@ -428,12 +428,39 @@ static void caught_at_exit(void)
 	caught_release(true);
 }
 
+/*
+ * Whether TOK is an option of ARGP (or of its children) that takes its
+ * argument as the next word ("-o FILE", "--comm NAME"), so that a "-h"
+ * after it is that argument, not a call for help.
+ */
+static bool takes_next_word(const struct argp *argp, const char *tok)
+{
+	for (const struct argp_option *o = argp->options; o && (o->name || o->key || o->doc); o++) {
+		if (!o->arg || (o->flags & OPTION_ARG_OPTIONAL))
+			continue;
+		if (tok[1] != '-' && o->key > 0 && o->key < 0x100 && tok[1] == o->key && !tok[2])
+			return true;
+		if (tok[1] == '-' && o->name && !strcmp(tok + 2, o->name))
+			return true;
+	}
+	for (const struct argp_child *c = argp->children; c && c->argp; c++)
+		if (takes_next_word(c->argp, tok))
+			return true;
+	return false;
+}
+
 int parse_command(const struct argp *argp, int argc, char **argv, void *input)
 {
 	static bool registered;
 	char name[64];
 	char *saved = argv[0];
 	int err;
+
+	/* -h is --help in every command, as people type it; never an option's argument */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") && !(argv[i - 1][0] == '-' &&
+						  takes_next_word(argp, argv[i - 1])))
+			argv[i] = "--help";
 
 	/* argp names the program after argv[0] in usage and error lines. */
 	snprintf(name, sizeof(name), "permscope %s", argv[0]);

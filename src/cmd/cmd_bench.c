@@ -19,7 +19,8 @@
 
 #define BENCH_FORMAT "permscope-bench/1"
 
-enum { OPT_SLOW = 0x500, OPT_LOOPS, OPT_OVERHEAD, OPT_VM_RESULTS };
+/* --procs and --runs have no short form: -p is --pid and -r --rules elsewhere */
+enum { OPT_SLOW = 0x500, OPT_LOOPS, OPT_OVERHEAD, OPT_VM_RESULTS, OPT_PROCS, OPT_RUNS };
 
 struct bench_cmd {
 	struct output_opts out;
@@ -32,10 +33,10 @@ struct bench_cmd {
 };
 
 static const struct argp_option bench_options[] = {
-	{ "procs", 'p', "N", 0, "N worker processes (default: 1; cred-bounce: 2 threads)", 0 },
+	{ "procs", OPT_PROCS, "N", 0, "N worker processes (default: 1; cred-bounce: 2 threads)", 0 },
 	{ "threads", 't', "N", 0, "N worker threads instead of processes", 0 },
 	{ "duration", 'd', "S", 0, "Seconds a measured run lasts (default: 1)", 0 },
-	{ "runs", 'r', "R", 0, "Measured runs, or fast/slow pairs with --slow (default: 5)", 0 },
+	{ "runs", OPT_RUNS, "R", 0, "Measured runs, or fast/slow pairs with --slow (default: 5)", 0 },
 	{ "slow", OPT_SLOW, 0, 0, "Also measure with the fast path defeated, interleaved, and "
 	  "print what the fast path is worth (access1, access2, stat-path)", 0 },
 	{ "overhead", OPT_OVERHEAD, 0, 0, "Measure the probes' own cost instead: each run paired "
@@ -88,13 +89,14 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &c->out;
 		break;
-	case 'p':
+	case OPT_PROCS:
 	case 't':
-		if ((key == 'p' && c->threads_given) || (key == 't' && c->procs_given))
+		if ((key == OPT_PROCS && c->threads_given) || (key == 't' && c->procs_given))
 			argp_error(state, "--procs and --threads exclude each other");
-		c->cfg.workers = (int)parse_count(arg, key == 'p' ? "--procs" : "--threads", 1024, state);
+		c->cfg.workers = (int)parse_count(arg, key == OPT_PROCS ? "--procs" : "--threads", 1024,
+						  state);
 		c->cfg.threads = key == 't';
-		*(key == 'p' ? &c->procs_given : &c->threads_given) = true;
+		*(key == OPT_PROCS ? &c->procs_given : &c->threads_given) = true;
 		break;
 	case 'd':
 		errno = 0;
@@ -102,7 +104,7 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 		if (errno || end == arg || *end || !(c->cfg.duration >= 0.01 && c->cfg.duration <= 3600))
 			argp_error(state, "--duration must be seconds from 0.01 to 3600, not '%s'", arg);
 		break;
-	case 'r':
+	case OPT_RUNS:
 		c->cfg.runs = (int)parse_count(arg, "--runs", 1000, state);
 		break;
 	case OPT_SLOW:

@@ -22,9 +22,13 @@ struct compare_cmd {
 	enum stats_test test;
 	const char *paths[2]; /* profiles, or selectors with --prometheus */
 	int npaths;
+	const char *named[2]; /* --base and --new, as gate takes them */
 };
 
 static const struct argp_option compare_options[] = {
+	{ "base", 'b', "BASE", 0, "The base profile, as gate names it (or the first argument)",
+	  0 },
+	{ "new", 'n', "NEW", 0, "The new profile, as gate names it (or the second argument)", 0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE instead of standard output", 0 },
 	{ "allow-mode-mismatch", OPT_ALLOW_MODE_MISMATCH, 0, 0,
 	  "Compare a family even when it attached with tracepoint on one side and "
@@ -51,6 +55,12 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	case 'o':
 		c->output = arg;
 		break;
+	case 'b':
+	case 'n':
+		if (c->named[key == 'n'])
+			argp_error(state, "--%s given twice", key == 'n' ? "new" : "base");
+		c->named[key == 'n'] = arg;
+		break;
 	case OPT_ALLOW_MODE_MISMATCH:
 		c->allow_mode_mismatch = true;
 		break;
@@ -64,6 +74,18 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 		c->paths[c->npaths++] = arg;
 		break;
 	case ARGP_KEY_END:
+		/* --base and --new fill the sides the arguments do not */
+		for (int side = 0; side < 2; side++) {
+			if (!c->named[side])
+				continue;
+			if (c->npaths == 2)
+				argp_error(state, "BASE and NEW are given once, as arguments or with "
+					   "--base and --new");
+			if (side == 0 && c->npaths == 1)
+				c->paths[1] = c->paths[0];
+			c->paths[side == 0 || c->npaths == 0 ? side : 1] = c->named[side];
+			c->npaths++;
+		}
 		if (c->npaths != 2)
 			argp_error(state, "two profiles are needed, BASE and NEW (with --prometheus, "
 				   "two selectors)");

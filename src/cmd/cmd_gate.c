@@ -34,13 +34,14 @@ static const char default_rules[] =
 
 enum {
 	OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST,
-	OPT_ONLY_RECORDED, OPT_VERDICT_FILE, OPT_FAMILIES, OPT_ALLOW_MODE_MISMATCH,
+	OPT_ONLY_RECORDED, OPT_VERDICT_FILE, OPT_FAMILIES, OPT_ALLOW_MODE_MISMATCH, OPT_JSON_FILE,
 };
 
 struct gate_cmd {
 	struct output_opts out;
 	const char *base, *new, *rules, *junit;
-	const char *json_path; /* -o: the JSON verdicts, beside what is printed */
+	const char *output;    /* -o: what is printed goes there instead */
+	const char *json_path; /* --json-file: the JSON verdicts, beside what is printed */
 	const char *verdict_file; /* --verdict-file: a line a rule, for a shell script */
 	bool print_default_rules;
 	bool scoped, scope[FAMILY_COUNT]; /* --families: the rules judged; the others skipped */
@@ -60,8 +61,10 @@ static const struct argp_option gate_options[] = {
 	{ "current", 'c', 0, OPTION_ALIAS | OPTION_HIDDEN, 0, 0 }, /* -c, --current until gate/2 */
 	{ "rules", 'r', "FILE", 0, "Rules to apply instead of the default rules", 0 },
 	{ "junit", OPT_JUNIT, "FILE", 0, "Also write the verdicts as JUnit XML to FILE", 0 },
-	{ "output", 'o', "FILE", 0, "Also write the verdicts as JSON to FILE (atomically), "
-	  "whatever --format prints: the text for a person, the file for a script", 0 },
+	{ "output", 'o', "FILE", 0, "Write what would be printed (the text, or JSON with -j) "
+	  "to FILE instead of standard output, atomically", 0 },
+	{ "json-file", OPT_JSON_FILE, "FILE", 0, "Also write the verdicts as JSON to FILE "
+	  "(atomically), whatever is printed: the text for a person, the file for a script", 0 },
 	{ "verdict-file", OPT_VERDICT_FILE, "FILE", 0, "Also write the verdicts to FILE "
 	  "(atomically) as plain text for a shell script: the gate's verdict and exit status, "
 	  "then a line a rule, tab-separated (docs/gate-rules.md)", 0 },
@@ -106,6 +109,9 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		c->junit = arg;
 		break;
 	case 'o':
+		c->output = arg;
+		break;
+	case OPT_JSON_FILE:
 		c->json_path = arg;
 		break;
 	case OPT_PRINT_DEFAULT_RULES:
@@ -137,8 +143,14 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 		c->test = parse_test_arg(arg, state);
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s' (profiles go with --base and --new)",
-			   arg);
+		/* BASE NEW as compare takes them, or --base and --new: either way */
+		if (!c->base)
+			c->base = arg;
+		else if (!c->new)
+			c->new = arg;
+		else
+			argp_error(state, "unexpected argument '%s' (BASE and NEW are given once, "
+				   "as arguments or with --base and --new)", arg);
 		break;
 	case ARGP_KEY_END:
 		if (c->print_default_rules)
@@ -207,7 +219,7 @@ static const struct argp gate_argp = {
 	"Examples:\n"
 	"  permscope gate --base stock.json --new patched.json\n"
 	"  permscope gate -b base.json -n new.json --rules ci.rules --junit gate.xml\n"
-	"  permscope gate -b base.json -n new.json -o gate.json   (JSON kept in a file)\n"
+	"  permscope gate -b base.json -n new.json --json-file gate.json   (and the text)\n"
 	"  permscope gate -b stock.json -n new.json --families access --verdict-file gate.tsv\n"
 	"  permscope gate -b base-8-runs.json -n new-8-runs.json --test mann-whitney \\\n"
 	"      -r sig.rules\n"
@@ -251,18 +263,63 @@ static void print_hosts(const struct gate_sides *sd, const char *metric)
 	}
 }
 
+/*
+ * A verdict line, HEAD then "  REASON", within GATE_COLUMNS: a reason that
+ * does not fit goes on under it, word by word, each line indented by
+ * GATE_INDENT, so that a terminal or a CI log shows every word unbroken.
+ */
+#define GATE_COLUMNS 100
+#define GATE_INDENT "      "
+static void print_wrapped(const char *head, const char *reason)
+{
+	size_t col = strlen(head), room;
+
+	fputs(head, stdout);
+	if (!*reason) {
+		putchar('\n');
+		return;
+	}
+	if (col + 2 + strlen(reason) <= GATE_COLUMNS) {
+		printf("  %s\n", reason);
+		return;
+	}
+	room = GATE_COLUMNS - strlen(GATE_INDENT);
+	col = room; /* the reason starts on a line of its own */
+	for (const char *w = reason; *w;) {
+		size_t n = strcspn(w, " ");
+
+		if (col + (col ? 1 : 0) + n > room && col) {
+			printf("\n" GATE_INDENT);
+			col = 0;
+		} else if (col) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", (int)n, w);
+		col += n;
+		w += n;
+		w += strspn(w, " ");
+	}
+	putchar('\n');
+}
+
 static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		       const struct rule_result *res, const size_t count[VERDICTS])
 {
-	char values[256], build[160];
+	char values[256], build[160], line[512];
 
 	/* which builds are compared: a verdict names a change between these two */
 	for (int i = 0; verbosity >= 0 && i < 2; i++) {
 		char hosts[1024];
 
 		build_info_text(&sd->p[i]->build, sd->p[i]->tool_version, build, sizeof(build));
-		if (!sd->fleet) {
+		/* within GATE_COLUMNS: the build under the path when both do not fit */
+		if (!sd->fleet && strlen(sd->name[i]) + strlen(build) + 13 <= GATE_COLUMNS) {
 			printf("gate: %-4s %s: %s\n", side_words[i], sd->name[i], build);
+			continue;
+		}
+		if (!sd->fleet) {
+			printf("gate: %-4s %s\ngate: %-4s %s\n", side_words[i], sd->name[i], "", build);
 			continue;
 		}
 		prom_side_text(sd->fleet, i, hosts, sizeof(hosts));
@@ -293,12 +350,10 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 				      res[i].verdict == VERDICT_SKIPPED))
 			continue;
 		values_text(&rs->r[i], &res[i], sd->fleet, values, sizeof(values));
-		printf("%s  %s", verdict_words[res[i].verdict], rs->r[i].metric);
-		if (values[0])
-			printf("  %s", values);
-		if (res[i].verdict == VERDICT_NO_VERDICT || res[i].verdict == VERDICT_SKIPPED)
-			printf("  %s", res[i].reason);
-		putchar('\n');
+		snprintf(line, sizeof(line), "%s  %s%s%s", verdict_words[res[i].verdict],
+			 rs->r[i].metric, values[0] ? "  " : "", values);
+		print_wrapped(line, res[i].verdict == VERDICT_NO_VERDICT ||
+			      res[i].verdict == VERDICT_SKIPPED ? res[i].reason : "");
 		if (sd->fleet && res[i].verdict == VERDICT_FAIL)
 			print_hosts(sd, rs->r[i].metric);
 		if (verbosity > 0)
@@ -308,6 +363,24 @@ static void print_text(const struct gate_sides *sd, const struct rule_set *rs,
 		printf("gate: %zu passed, %zu failed, %zu without verdict, %zu skipped\n",
 		       count[VERDICT_PASS], count[VERDICT_FAIL], count[VERDICT_NO_VERDICT],
 		       count[VERDICT_SKIPPED]);
+}
+
+/* gate -o: what was printed, kept in memory (printed, nprinted) until it is whole. */
+static FILE *real_stdout;
+static char *printed;
+static size_t nprinted;
+
+/* -o FILE: the printed text into FILE atomically; stdout back.  0, or -1 after an error. */
+static int finish_output(const char *path, FILE *real)
+{
+	int err = fclose(stdout) ? EXIT_ENV : EXIT_OK;
+
+	stdout = real;
+	if (err == EXIT_OK)
+		err = emit_output(path, printed, nprinted);
+	free(printed);
+	printed = NULL;
+	return err == EXIT_OK ? 0 : -1;
 }
 
 /* Everything printed reached standard output; else an error and false. */
@@ -391,6 +464,7 @@ int cmd_gate(int argc, char **argv)
 	bool bad = false, judgeable = true;
 	int ret, e;
 
+	real_stdout = stdout;
 	parse_command(&gate_argp, argc, argv, &c);
 	sides.name[0] = c.base;
 	sides.name[1] = c.new;
@@ -401,6 +475,7 @@ int cmd_gate(int argc, char **argv)
 	/* a --junit or -o FILE that cannot be written is bad usage, found before judging */
 	if ((ret = check_output_path(c.junit)) != EXIT_OK ||
 	    (ret = check_output_path(c.json_path)) != EXIT_OK ||
+	    (ret = check_output_path(c.output)) != EXIT_OK ||
 	    (ret = check_output_path(c.verdict_file)) != EXIT_OK)
 		return ret;
 	ret = load_rules(c.rules, &rs);
@@ -412,6 +487,13 @@ int cmd_gate(int argc, char **argv)
 	sides.test = c.test;
 	if (ret)
 		return ret;
+	/* -o: everything printed is kept, and goes to the file whole at the end */
+	if (c.output && strcmp(c.output, "-") && !(stdout = open_memstream(&printed, &nprinted))) {
+		stdout = real_stdout;
+		pr_err("out of memory");
+		rules_free(&rs);
+		return EXIT_ENV;
+	}
 	profile_init(&base);
 	profile_init(&new);
 	if (c.src.url) {
@@ -514,7 +596,14 @@ int cmd_gate(int argc, char **argv)
 		print_text(&sides, &rs, res, count);
 	if (!stdout_flushed())
 		ret = EXIT_ENV;
+	if (c.output && stdout != real_stdout && finish_output(c.output, real_stdout))
+		ret = EXIT_ENV;
 out:
+	if (stdout != real_stdout) { /* an early exit: what was printed is dropped */
+		fclose(stdout);
+		free(printed);
+		stdout = real_stdout;
+	}
 	free(res);
 	rules_free(&rs);
 	if (sides.fleet)

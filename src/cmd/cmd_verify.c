@@ -19,13 +19,17 @@
 struct verify_cmd {
 	struct record_opts rec;
 	struct output_opts out;
-	const char *json_path; /* -o: the JSON verdict, beside what is printed */
+	const char *output;    /* -o: what is printed goes there instead */
+	const char *json_path; /* --json-file: the JSON verdict, beside what is printed */
 };
 
+enum { OPT_JSON_FILE = 0x500 };
+
 static const struct argp_option verify_cmd_options[] = {
-	{ "output", 'o', "FILE", 0,
-	  "Also write the verdict as JSON to FILE (atomically), whatever --format "
-	  "prints: the text for a person, the file for a script", 0 },
+	{ "output", 'o', "FILE", 0, "Write what would be printed (the text, or JSON with -j) "
+	  "to FILE instead of standard output, atomically", 0 },
+	{ "json-file", OPT_JSON_FILE, "FILE", 0, "Also write the verdict as JSON to FILE "
+	  "(atomically), whatever is printed: the text for a person, the file for a script", 0 },
 	{ 0 },
 };
 
@@ -40,6 +44,9 @@ static error_t verify_cmd_parse(int key, char *arg, struct argp_state *state)
 		state->child_inputs[1] = &c->out;
 		break;
 	case 'o':
+		c->output = arg;
+		break;
+	case OPT_JSON_FILE:
 		c->json_path = arg;
 		break;
 	case ARGP_KEY_ARGS:
@@ -96,9 +103,9 @@ static const struct argp verify_cmd_argp = {
 	verify_cmd_children, 0, 0,
 };
 
-/* The JSON verdict into `path` (atomically; "-": stdout): 0, or -1 after saying why. */
-static int write_json_verdict(const char *path, const struct profile *p,
-			      const struct verify_samples *vs)
+/* The verdict in FORMAT into `path` (atomically; "-": stdout): 0, or -1 after saying why. */
+static int write_verdict(const char *path, const struct profile *p,
+			 const struct verify_samples *vs, enum output_format format, int *verdict)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -109,7 +116,7 @@ static int write_json_verdict(const char *path, const struct profile *p,
 		pr_err("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	verify_report(mem, p, vs, FORMAT_JSON);
+	*verdict = verify_report(mem, p, vs, format);
 	if (fclose(mem)) {
 		free(buf);
 		pr_err("%s: %s", path, strerror(errno));
@@ -143,7 +150,8 @@ int cmd_verify(int argc, char **argv)
 		       "daemon take --lean)");
 		return EXIT_USAGE;
 	}
-	if (c.json_path && check_output_path(c.json_path))
+	if ((c.json_path && check_output_path(c.json_path)) ||
+	    (c.output && check_output_path(c.output)))
 		return EXIT_USAGE;
 	if (!c.rec.command && !c.rec.duration_s)
 		c.rec.duration_s = VERIFY_DEFAULT_S;
@@ -154,9 +162,14 @@ int cmd_verify(int argc, char **argv)
 		/* Nothing attached (the reasons are printed): nothing was judged. */
 		return ret == EXIT_FAIL ? EXIT_NO_VERDICT : ret;
 	}
-	ret = verify_report(stdout, &p, &samples, c.out.format);
-	fflush(stdout);
-	if (c.json_path && write_json_verdict(c.json_path, &p, &samples))
+	if (c.output) {
+		if (write_verdict(c.output, &p, &samples, c.out.format, &ret))
+			ret = EXIT_FAIL;
+	} else {
+		ret = verify_report(stdout, &p, &samples, c.out.format);
+		fflush(stdout);
+	}
+	if (c.json_path && write_verdict(c.json_path, &p, &samples, FORMAT_JSON, &(int){ 0 }))
 		ret = EXIT_FAIL;
 	if (p.command && p.exit_status < 0)
 		pr_warn("the recording ended before the command did: it was stopped");

@@ -65,7 +65,8 @@ static void usage(FILE *out)
 		"  permscope report                         record 5 s of this machine, report\n"
 		"  permscope record -o p.json -- make -j2   record a command and its children\n"
 		"  permscope report p.json --format json    a saved profile's report as JSON\n"
-		"\n'permscope COMMAND --help' explains a command; 'man permscope' is the manual.\n"
+		"\n'permscope help COMMAND' (or 'permscope COMMAND --help', or -h) explains a\n"
+		"command; 'man permscope' is the manual.\n"
 		"Exit status: 0 success, 1 the job failed, 2 bad usage or bad input; gate\n"
 		"adds 3 (a rule had no verdict) and 4 (its environment failed: out of\n"
 		"memory, an unwritable file); verify exits 1 when an invariant broke, 3 when\n"
@@ -77,6 +78,20 @@ int main(int argc, char **argv)
 	argp_err_exit_status = EXIT_USAGE;
 	if (argc < 2) {
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	/* permscope help COMMAND: the command's own --help, as git and systemctl do it */
+	if (!strcmp(argv[1], "help") && argc == 3) {
+		char *help[] = { argv[2], "--help", NULL };
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].run(2, help);
+		pr_err("unknown command '%s' (try 'permscope --help')", argv[2]);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") && argc > 3) {
+		pr_err("help takes one command, not '%s'", argv[3]);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

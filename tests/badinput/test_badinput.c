@@ -350,24 +350,29 @@ static void a_bad_newest_snapshot_in_a_state_dir_is_refused_by_name(void **state
  * The largest count a profile holds, 2^63 - 1, in each of the three
  * filesystems: it is read and shown exactly, the totals saturate instead
  * of wrapping (three of them pass 2^64), the JSON report does not turn it
- * negative, and merging the profile with itself is refused.
+ * negative, and merging it with another recording of the same counts (its
+ * start a second later: merge refuses one recording twice before any sum)
+ * is refused.
  */
 static void the_largest_counts_are_shown_exactly_and_never_wrap(void **state)
 {
 	static const char *const text[] = { "report", "FILE", NULL };
 	static const char *const json[] = { "report", "-j", "FILE", NULL };
-	static const char *const merge[] = { "merge", "-o", "OUT", "FILE", "FILE", NULL };
-	const char *path = tmp_path("largest.json");
-	char *a, *b, *c;
+	const char *path = tmp_path("largest.json"), *other = tmp_path("largest-later.json");
+	const char *const merge[] = { "merge", "-o", "OUT", "FILE", other, NULL };
+	char *a, *b, *c, *d;
 
 	(void)state;
 	a = replace_once(good_text, "\"checks\": 9000,", "\"checks\": 9223372036854775807,");
 	b = replace_once(a, "\"checks\": 120000,", "\"checks\": 9223372036854775807,");
 	c = replace_once(b, "\"checks\": 48000,", "\"checks\": 9223372036854775807,");
 	write_file(path, c, strlen(c));
+	d = replace_once(c, "\"start\": \"2026-11-30T09:15:02.125", "\"start\": \"2026-11-30T09:15:03.125");
+	write_file(other, d, strlen(d));
 	free(a);
 	free(b);
 	free(c);
+	free(d);
 	assert_int_equal(run(false, text, path, NULL), 0);
 	assert_contains(out_text, "  btrfs        9223372036854775807 ");
 	assert_contains(out_text, "  tmpfs        9223372036854775807 ");
@@ -579,7 +584,7 @@ static const char *const writers[][14] = {
 	{ "gate", "-b", "GOOD", "-n", "GOOD", "--junit", "OUT", NULL },
 	{ "gate", "-b", "GOOD", "-n", "GOOD", "-o", "OUT", NULL },
 	{ "record", "-q", "-d", "0.1", "-o", "OUT", NULL },
-	{ "bench", "access1", "-d", "0.01", "-r", "1", "-o", "OUT", NULL },
+	{ "bench", "access1", "-d", "0.01", "--runs", "1", "-o", "OUT", NULL },
 };
 
 static void outputs_that_cannot_be_written_are_refused_before_any_work(void **state)
@@ -683,8 +688,8 @@ static void out_of_range_and_conflicting_options_are_bad_usage(void **state)
 		{ "merge", "-o", "OUT", NULL },
 		{ "bench", "access1", "--runs", "0", NULL },
 		{ "bench", "access1", "--runs", "99999999999", NULL },
-		{ "bench", "access1", "-p", "0", NULL },
-		{ "bench", "access1", "-p", "2", "-t", "2", NULL },
+		{ "bench", "access1", "--procs", "0", NULL },
+		{ "bench", "access1", "--procs", "2", "-t", "2", NULL },
 		{ "bench", "access1", "-d", "inf", NULL },
 		{ "bench", "nosuch", NULL },
 		{ "daemon", "--interval", "0", NULL },
@@ -735,8 +740,7 @@ static void unknown_options_and_missing_arguments_are_one_error_line(void **stat
 		assert_refused(run(false, noarg, NULL, NULL), 2, want, noarg, NULL);
 		assert_string_equal(err_text, want);
 		/* the short form, where there is one: getopt's "-- 'd'" said as the long one is */
-		if (!strcmp(opt, "--duration") || !strcmp(opt, "--output") || !strcmp(opt, "--base") ||
-		    !strcmp(opt, "--runs")) {
+		if (!strcmp(opt, "--duration") || !strcmp(opt, "--output") || !strcmp(opt, "--base")) {
 			snprintf(shortopt, sizeof(shortopt), "-%c", opt[2]);
 			snprintf(want, sizeof(want), "Error: option '%s' requires an argument; see "
 				 "'permscope %s --help'\n", shortopt, cmd);

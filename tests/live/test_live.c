@@ -908,7 +908,7 @@ static void check_json_carries_the_self_test_verdicts_and_counts(void **state)
 	doc = json_loads(out_text, 0, &je);
 	if (!doc)
 		fail_msg("check --json: %s", je.text);
-	assert_string_equal(json_string_value(json_object_get(doc, "format")), "permscope-check/2");
+	assert_string_equal(json_string_value(json_object_get(doc, "format")), "permscope-check/3");
 	st = json_object_get(doc, "self_test");
 	assert_true(json_is_object(st));
 	print_message("  check --json took %.2f s; the workload and its readings %.1f ms, "
@@ -935,6 +935,12 @@ static void check_json_carries_the_self_test_verdicts_and_counts(void **state)
 	if (!strcmp(e.answer[0], "yes"))
 		assert_int_equal(json_integer_value(json_object_get(json_object_get(v, "counts"),
 								    "dropcap_needed")), 300);
+	/* the fourth row says what cred_layout says, from the same BTF */
+	v = json_object_get(json_object_get(st, "verdicts"), "cred_refcount_line");
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "answer")),
+			    json_string_value(json_object_get(json_object_get(doc, "cred_layout"),
+							      "verdict")));
 	json_decref(doc);
 	doc = NULL;
 	/* --no-self-test: the attach tries alone, self_test null */
@@ -1008,8 +1014,9 @@ static void verify_is_clean_on_the_access_and_exec_workloads(void **state)
 }
 
 /*
- * verify -o FILE: the text verdict on stdout for a person, the same
- * verdict as JSON in FILE for a script, with the same exit status.
+ * verify --json-file FILE: the text verdict on stdout for a person, the
+ * same verdict as JSON in FILE for a script, with the same exit status;
+ * -o FILE: what would be printed, in FILE instead.
  */
 static void verify_writes_the_json_verdict_beside_the_text(void **state)
 {
@@ -1023,7 +1030,7 @@ static void verify_writes_the_json_verdict_beside_the_text(void **state)
 	snprintf(json_path, sizeof(json_path), "%s/verdict.json", tmpdir);
 	snprintf(script, sizeof(script), "%s access 50", workload_bin);
 	char *argv[] = { (char *)permscope_bin(), "verify", "-q", "--families", "access",
-			 "-o", json_path, "--", "/bin/sh", "-c", script, NULL };
+			 "--json-file", json_path, "--", "/bin/sh", "-c", script, NULL };
 	status = run_capture(argv);
 	if (status == 3 && strstr(err_text, "no probe family could attach")) {
 		print_message("skipped: access does not attach on this kernel\n");
@@ -1039,9 +1046,21 @@ static void verify_writes_the_json_verdict_beside_the_text(void **state)
 	assert_true(json_integer_value(json_object_get(json_object_get(json_object_get(v,
 		"families"), "access"), "events")) >= 50);
 	json_decref(v);
+	/* -o: the text in the file, nothing on stdout */
+	argv[5] = "-o";
+	assert_int_equal(run_capture(argv), 0);
+	assert_string_equal(out_text, "");
+	v = NULL;
+	{
+		char *text = slurp(json_path, NULL);
+
+		assert_non_null(text);
+		assert_contains(text, "Verdict: clean");
+		free(text);
+	}
 	/* A place the file cannot go: refused before anything is recorded. */
-	char *bad[] = { (char *)permscope_bin(), "verify", "-q", "-o", "/nonexistent/v.json",
-			"--", "true", NULL };
+	char *bad[] = { (char *)permscope_bin(), "verify", "-q", "--json-file",
+			"/nonexistent/v.json", "--", "true", NULL };
 	assert_int_equal(run_capture(bad), 2);
 	assert_contains(err_text, "Error: /nonexistent/v.json: cannot write there");
 }

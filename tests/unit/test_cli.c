@@ -23,7 +23,8 @@ static const char *write_profile_as(const char *name, enum attach_mode m)
 	profile_init(&p);
 	strcpy(p.kernel_release, "6.18.0-test");
 	strcpy(p.hostname, "testhost");
-	p.start_ns = 1700000000ULL * 1000000000ULL;
+	/* each mode's file its own recording (merge refuses one twice) */
+	p.start_ns = (1700000000ULL + m) * 1000000000ULL;
 	p.end_ns = p.start_ns + 5000000000ULL;
 	p.fam[FAMILY_ACCESS].status = FAMILY_OK;
 	p.fam[FAMILY_ACCESS].mode = m;
@@ -158,8 +159,10 @@ static void bad_daemon_options_are_bad_usage(void **state)
 	assert_int_equal(permscope("daemon", "--keep", "0", NULL), 2);
 	assert_contains(err_text, "invalid --keep '0'");
 	assert_int_equal(permscope("daemon", "--keep", "-3", NULL), 2);
-	assert_int_equal(permscope("daemon", "--listen", "localhost:23649", NULL), 2);
-	assert_contains(err_text, "Error: --listen localhost:23649:");
+	assert_int_equal(permscope("daemon", "--listen", "example.com:23649", NULL), 2);
+	assert_contains(err_text, "Error: --listen example.com:23649:");
+	assert_int_equal(permscope("daemon", "--web.listen-address", "127.0.0.1:http", NULL), 2);
+	assert_contains(err_text, "Error: --listen 127.0.0.1:http: port 'http' is not a number");
 	assert_int_equal(permscope("daemon", "--listen", "127.0.0.1", NULL), 2);
 	assert_int_equal(permscope("daemon", "--listen", "127.0.0.1:99999", NULL), 2);
 	assert_int_equal(permscope("daemon", "--state-dir", "", NULL), 2);
@@ -361,6 +364,7 @@ static void a_family_in_two_attach_modes_is_refused_unless_allowed(void **state)
 	assert_int_equal(access(merged, F_OK), 0);
 
 	assert_int_equal(permscope("gate", "-b", tp, "-n", fe, NULL), 3);
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
 			"tracepoint in the base profile but fentry in the new profile "
 			"(--allow-mode-mismatch judges anyway)\n");
@@ -396,6 +400,7 @@ static void fentry_against_kprobe_compares_counts_not_latencies(void **state)
 	assert_int_equal(permscope("gate", "-b", fe, "-n", kp, "-r", rules, NULL), 3);
 	assert_contains(out_text, "PASS  access.unsafe  ");
 	assert_contains(out_text, "PASS  access.avoidable_per_call  ");
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  access.latency.p99  the access family attached "
 			"with fentry in the base profile but kprobe in the new profile: each "
 			"latency includes its own mode's probe cost (--allow-mode-mismatch judges "
@@ -441,6 +446,92 @@ static void a_command_that_cannot_run_is_bad_input(void **state)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
+/*
+ * One meaning per short option across every command: each "-X, --long" of
+ * every command's --help names the same --long everywhere; -h and
+ * "permscope help COMMAND" give the command's help in every command.
+ */
+static void a_short_option_means_one_thing_in_every_command(void **state)
+{
+	char names[32][16], seen[128][48] = { { 0 } }, where[128][32] = { { 0 } };
+	int n = permscope_commands(names, 32);
+
+	(void)state;
+	assert_true(n >= 10);
+	for (int i = 0; i < n; i++) {
+		char help[65536];
+
+		assert_int_equal(permscope(names[i], "--help", NULL), 0);
+		snprintf(help, sizeof(help), "%s", out_text);
+		for (const char *line = help; line && *line;
+		     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+			unsigned char key;
+			char name[48];
+			size_t len;
+
+			if (strncmp(line, "  -", 3) || line[4] != ',' || strncmp(line + 5, " --", 3))
+				continue;
+			key = line[3];
+			len = strcspn(line + 8, "= \n");
+			snprintf(name, sizeof(name), "%.*s", (int)len, line + 8);
+			if (!seen[key][0]) {
+				snprintf(seen[key], sizeof(seen[key]), "%s", name);
+				snprintf(where[key], sizeof(where[key]), "%.15s", names[i]);
+			} else if (strcmp(seen[key], name)) {
+				fail_msg("-%c is --%s in %s but --%s in %s", key, seen[key], where[key],
+					 name, names[i]);
+			}
+		}
+		/* -h and help COMMAND: the same help, exit 0 */
+		assert_int_equal(permscope(names[i], "-h", NULL), 0);
+		assert_string_equal(out_text, help);
+		assert_int_equal(permscope("help", names[i], NULL), 0);
+		assert_string_equal(out_text, help);
+	}
+	assert_string_equal(seen['o'], "output");
+	assert_string_equal(seen['p'], "pid");
+	assert_string_equal(seen['r'], "rules");
+	/* -h as an option's argument stays that argument */
+	assert_int_equal(permscope("record", "--comm", "-h", "--list-families", NULL), 0);
+	assert_int_equal(permscope("help", "nosuch", NULL), 2);
+	assert_contains(err_text, "unknown command 'nosuch'");
+}
+
+/* compare takes --base and --new as gate does, and gate BASE NEW as compare does. */
+static void both_ways_of_naming_the_two_sides_work_in_compare_and_gate(void **state)
+{
+	char base[PATH_MAX], new[PATH_MAX], want[1 << 16];
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/compare-access-base.json", testdata_dir());
+	snprintf(new, sizeof(new), "%s/compare-access-new.json", testdata_dir());
+	assert_int_equal(permscope("compare", base, new, NULL), 0);
+	snprintf(want, sizeof(want), "%s", out_text);
+	assert_int_equal(permscope("compare", "--base", base, "--new", new, NULL), 0);
+	assert_string_equal(out_text, want);
+	assert_int_equal(permscope("compare", "-n", new, base, NULL), 0);
+	assert_string_equal(out_text, want);
+	assert_int_equal(permscope("compare", "-b", base, new, new, NULL), 2);
+	assert_contains(err_text, "BASE and NEW are given once");
+
+	assert_int_equal(permscope("gate", "-b", base, "-n", new, NULL), 0);
+	snprintf(want, sizeof(want), "%s", out_text);
+	assert_int_equal(permscope("gate", base, new, NULL), 0);
+	assert_string_equal(out_text, want);
+	assert_int_equal(permscope("gate", base, new, new, NULL), 2);
+	assert_contains(err_text, "BASE and NEW are given once");
+	/* gate -o: what would be printed, in the file instead */
+	assert_int_equal(permscope("gate", base, new, "-o", tmp_path("gate.txt"), NULL), 0);
+	assert_string_equal(out_text, "");
+	{
+		char *text = slurp(tmp_path("gate.txt"), NULL);
+
+		assert_non_null(text);
+		assert_string_equal(text, want);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +551,8 @@ int main(void)
 		cmocka_unit_test(report_output_file_is_written_whole_and_stdout_stays_empty),
 		cmocka_unit_test(a_command_that_cannot_run_is_bad_input),
 		cmocka_unit_test(bad_daemon_options_are_bad_usage),
+		cmocka_unit_test(a_short_option_means_one_thing_in_every_command),
+		cmocka_unit_test(both_ways_of_naming_the_two_sides_work_in_compare_and_gate),
 		cmocka_unit_test(a_state_dir_without_snapshots_is_bad_input),
 	};
 

@@ -736,7 +736,7 @@ static void gate_exit_statuses_and_text_output(void **state)
 	/* both builds named first: a verdict is about the change between them */
 	snprintf(expected, sizeof(expected),
 		"gate: base %s: " STOCK_BUILD "\n"
-		"gate: new  %s: " FAST_BUILD "\n"
+		"gate: new  %s\ngate:      " FAST_BUILD "\n"
 		"PASS  access.avoidable_per_call  new 0  base 1  threshold <= 0.01\n"
 		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
 		"gate: 2 passed, 0 failed, 0 without verdict, 0 skipped\n", stock, fast);
@@ -746,7 +746,7 @@ static void gate_exit_statuses_and_text_output(void **state)
 	/* the other way round: the fast path was lost */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, NULL), 1);
 	snprintf(expected, sizeof(expected),
-		"gate: base %s: " FAST_BUILD "\n"
+		"gate: base %s\ngate:      " FAST_BUILD "\n"
 		"gate: new  %s: " STOCK_BUILD "\n"
 		"FAIL  access.avoidable_per_call  new 1  base 0  threshold <= 0.01\n"
 		"PASS  access.unsafe  new 0  base 0  threshold == 0\n"
@@ -762,6 +762,7 @@ static void gate_exit_statuses_and_text_output(void **state)
 	assert_contains(out_text, "PASS  access.unsafe  new 0  base 0  threshold == 0\n");
 	assert_contains(out_text, "PASS  access.avoidable_per_call  new 0  base 1  "
 			"threshold <= 1.01\n");
+	gate_unwrap();
 	assert_contains(out_text, "SKIPPED  exec.enoent_early_share  neither profile was asked to "
 			"record the exec family\n");
 	assert_contains(out_text, "gate: 2 passed, 0 failed, 0 without verdict, 3 skipped\n");
@@ -773,6 +774,7 @@ static void gate_exit_statuses_and_text_output(void **state)
 	/* mode mismatch */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", tmp_path("fentry.json"), "-r", rules,
 				   NULL), 3);
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with "
 			"tracepoint in the base profile but fentry in the new profile "
 			"(--allow-mode-mismatch judges anyway)\n");
@@ -969,6 +971,7 @@ static void gate_significance_in_the_output(void **state)
 	/* a single recording against runs: too few samples */
 	assert_int_equal(permscope("gate", "-b", tmp_path("noisy-base.json"),
 				   "-n", tmp_path("fast.json"), "-r", rules, NULL), 3);
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  access.fast_ratio  new 1  base 1  "
 			"threshold >= 0.95  too few samples: n=1 new and 3 base; significance "
 			"needs 2 on each side\n");
@@ -1008,6 +1011,7 @@ static void gate_mann_whitney_needs_enough_runs_and_is_named(void **state)
 				   "-n", tmp_path("mw-low3.json"), "-r", rules,
 				   "--test", "mann-whitney", NULL), 3);
 	assert_contains(out_text, "gate: significance: Mann-Whitney U test, p < 0.05\n");
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  access.fast_ratio  new 0.5  base 1  "
 			"threshold >= 0.95  too few samples: n=3 new and 3 base; Mann-Whitney's p "
 			"is never below 0.1 with these (Welch's t needs 2 on each side)\n");
@@ -1104,7 +1108,11 @@ static void gate_json_output_parses(void **state)
 	json_decref(root);
 }
 
-/* -o FILE keeps the JSON -j would print while the text goes to stdout; a link there is refused. */
+/*
+ * --json-file FILE keeps the JSON -j would print while the text goes to
+ * stdout; -o FILE takes what would be printed instead; a link there is
+ * refused.
+ */
 static void gate_output_file_is_the_json_beside_the_text(void **state)
 {
 	const char *stock = tmp_path("stock.json"), *fast = tmp_path("fast.json");
@@ -1116,9 +1124,17 @@ static void gate_output_file_is_the_json_beside_the_text(void **state)
 	rules = write_tmp_file("o.rules", "access.avoidable_per_call <= 0.01\nlookup.violations == 0\n");
 	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "-j", NULL), 1);
 	json = strdup(out_text);
-	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "-o", kept, NULL), 1);
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "--json-file",
+				   kept, NULL), 1);
 	assert_contains(out_text, "FAIL  access.avoidable_per_call");
 	assert_contains(out_text, "gate: 0 passed, 1 failed, 0 without verdict, 1 skipped");
+	file = slurp(kept, NULL);
+	assert_string_equal(file, json);
+	free(file);
+	/* -o with -j: the same JSON, in the file, nothing on stdout */
+	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, "-r", rules, "-j", "-o", kept,
+				   NULL), 1);
+	assert_string_equal(out_text, "");
 	file = slurp(kept, NULL);
 	assert_string_equal(file, json);
 	free(file);

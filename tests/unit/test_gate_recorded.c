@@ -131,11 +131,13 @@ static void the_default_gate_on_access_profiles_passes_with_the_rest_skipped(voi
 	char *text;
 
 	(void)state;
-	assert_int_equal(permscope("gate", "-b", slow, "-n", fast, "-o", json, "--junit", junit,
+	assert_int_equal(permscope("gate", "-b", slow, "-n", fast, "--json-file", json, "--junit", junit,
 				   NULL), 0);
 	assert_contains(out_text, "PASS  access.unsafe  new 0  base 0  threshold == 0\n");
+	gate_unwrap();
 	assert_contains(out_text, "SKIPPED  exec.enoent_early_share  neither profile was asked to "
 			"record the exec family\n");
+	gate_unwrap();
 	assert_contains(out_text, "SKIPPED  lookup.violations  neither profile was asked to "
 			"record the lookup family\n");
 	assert_contains(out_text, "gate: 2 passed, 0 failed, 0 without verdict, 3 skipped\n");
@@ -221,6 +223,7 @@ static void a_family_that_did_not_attach_is_no_verdict_and_a_junit_error(void **
 	profile_free(&p);
 	assert_int_equal(permscope("gate", "-b", fast, "-n", broken, "-r", rules, "--junit", junit,
 				   NULL), 3);
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  lookup.violations  the lookup family did not "
 			"record in the base profile (not requested) nor in the new profile "
 			"(unavailable)\n");
@@ -236,6 +239,7 @@ static void a_family_that_did_not_attach_is_no_verdict_and_a_junit_error(void **
 	/* --families scopes the rules: lookup not asked for here, so skipped, and a pass */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", broken, "-r", rules, "--families",
 				   "access", "--junit", junit, NULL), 0);
+	gate_unwrap();
 	assert_contains(out_text, "SKIPPED  lookup.violations  the lookup family is not in gate "
 			"--families\n");
 	text = slurp(junit, NULL);
@@ -245,9 +249,11 @@ static void a_family_that_did_not_attach_is_no_verdict_and_a_junit_error(void **
 	/* a family named in --families that neither side recorded: asked for, so no verdict */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", fast, "--families", "access,exec",
 				   NULL), 3);
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  exec.enoent_early_share  the exec family did not "
 			"record in the base profile (not requested) nor in the new profile (not "
 			"requested)\n");
+	gate_unwrap();
 	assert_contains(out_text, "SKIPPED  lookup.violations  the lookup family is not in gate "
 			"--families\n");
 	assert_int_equal(permscope("gate", "-b", fast, "-n", fast, "--families", "all", NULL), 3);
@@ -274,6 +280,7 @@ static void allow_mode_mismatch_judges_across_modes_and_says_so(void **state)
 	assert_int_equal(profile_write(&p, tp), 0);
 	profile_free(&p);
 	assert_int_equal(permscope("gate", "-b", fast, "-n", tp, "-r", rules, NULL), 3);
+	gate_unwrap();
 	assert_contains(out_text, "NO-VERDICT  access.unsafe  the access family attached with ");
 	assert_contains(out_text, " (--allow-mode-mismatch judges anyway)\n");
 	assert_int_equal(permscope("gate", "-b", fast, "-n", tp, "-r", rules,
@@ -281,6 +288,57 @@ static void allow_mode_mismatch_judges_across_modes_and_says_so(void **state)
 	assert_contains(out_text, "PASS  access.unsafe");
 	assert_contains(err_text, "gate: the access family attached with ");
 	assert_contains(err_text, "judged anyway (--allow-mode-mismatch)\n");
+}
+
+/*
+ * gate's text fits 100 columns: a reason that would pass them goes on the
+ * lines under its verdict, indented, never a word cut.
+ */
+static void the_text_fits_100_columns_with_long_reasons_wrapped(void **state)
+{
+	const char *fast = access_file("new");
+	const char *rules = write_tmp_file("long.rules", "lookup.violations == 0\n"
+				"exec.enoent_early_share >= base\n");
+	char *copy, *line, *save = NULL;
+	bool wrapped = false;
+
+	(void)state;
+	assert_int_equal(permscope("gate", "-b", fast, "-n", fast, "-r", rules, "--families", "all",
+				   NULL), 3);
+	assert_contains(out_text, "NO-VERDICT  lookup.violations\n      the lookup family did not "
+			"record in the base profile (not requested) nor in the new profile\n"
+			"      (not requested)\n");
+	copy = strdup(out_text);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strlen(line) > 100)
+			fail_msg("over 100 columns: %s", line);
+		wrapped |= !strncmp(line, "      ", 6);
+	}
+	free(copy);
+	assert_true(wrapped);
+	/* a short reason stays on its line */
+	assert_int_equal(permscope("gate", "-b", fast, "-n", fast, "-r", rules, NULL), 3);
+	assert_contains(out_text, "SKIPPED  lookup.violations  neither profile was asked to record "
+			"the lookup family\n");
+}
+
+/* A profile from standard input, "-", as from a file. */
+static void a_profile_is_read_from_standard_input(void **state)
+{
+	const char *fast = access_file("new"), *slow = access_file("base");
+	char *argv[] = { (char *)permscope_bin(), "gate", "-b", (char *)slow, "-n", "-", NULL };
+	char *report[] = { (char *)permscope_bin(), "report", "-", NULL };
+	char *terminal[] = { (char *)permscope_bin(), "report", "-", NULL };
+
+	(void)state;
+	assert_int_equal(run_capture_in(fast, argv), 0);
+	assert_contains(out_text, "gate: new  -: ");
+	assert_contains(out_text, "PASS  access.avoidable_per_call  new 0  base 1");
+	assert_int_equal(run_capture_in(fast, report), 0);
+	assert_contains(out_text, "permscope report: kernel 7.2.13+deb14-cloud-amd64");
+	/* nothing to read is bad input, said */
+	assert_int_equal(run_capture_in(write_tmp_file("empty.json", ""), terminal), 2);
+	assert_contains(err_text, "-: not valid JSON");
 }
 
 /* --verdict-file: the gate's line, then one a rule, tab-separated; means as the JSON has them. */
@@ -341,6 +399,8 @@ int main(void)
 		cmocka_unit_test(a_gate_whose_every_rule_is_skipped_has_no_verdict),
 		cmocka_unit_test(a_family_that_did_not_attach_is_no_verdict_and_a_junit_error),
 		cmocka_unit_test(allow_mode_mismatch_judges_across_modes_and_says_so),
+		cmocka_unit_test(the_text_fits_100_columns_with_long_reasons_wrapped),
+		cmocka_unit_test(a_profile_is_read_from_standard_input),
 		cmocka_unit_test(verdict_file_holds_a_line_a_rule),
 		cmocka_unit_test(record_lists_its_families),
 	};

@@ -615,6 +615,7 @@ static void gate_judges_sides_read_from_prometheus(void **state)
 				    "access.fast_ratio >= base - 0.01\n"
 				    "access.latency.p50 <= base * 1.1\n"), 3);
 	assert_contains(out_text, "PASS  access.fast_ratio");
+	gate_unwrap();
 	assert_contains(out_text, "the new profile lacks the counter behind access.latency.p50 "
 			"(its latency histograms are not known)");
 	/* a selector Prometheus rejects: its error, exit 4 */

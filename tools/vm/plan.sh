@@ -272,7 +272,7 @@ load_case() {
 	for mode in $(modes_in default); do
 		step "verify-load-$mode"
 		status=0
-		$P verify -q -o "/out/verify-load-$mode.json" --families "$ALL" -- \
+		$P verify -q --json-file "/out/verify-load-$mode.json" --families "$ALL" -- \
 			$W load "${LOAD_SECONDS:-4}" 8 2 /mnt/tmpfs/base/d1/d2/d3/d4/d5/d6/file \
 			> "/out/verify-load-$mode.txt" 2>&1 || status=$?
 		echo "$status" > "/out/verify-load-$mode-status.txt"
@@ -326,7 +326,7 @@ if [ -n "$wanted" ]; then
 	step verify
 	for mode in $verify_modes; do
 		status=0
-		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q -o /out/verify-$mode.json \
+		PATH=/p/1:/p/2:/p/3:/p/4:/p/5:/p/6:/p/7:$PATH $P verify -q --json-file /out/verify-$mode.json \
 			--families "$wanted" $(mode_opt $mode) -- /bin/sh -c "$work" \
 			> /out/verify-$mode.txt 2> /out/verify-$mode.stderr || status=$?
 		echo "$status" > /out/verify-$mode-status.txt
@@ -420,7 +420,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 			for mode in $(modes_in fentry kprobe); do
 				rec "tracers-fgraph-$mode" "$ALL" $(mode_opt $mode) -- /bin/sh -c "$MIXED"
 				status=0
-				$P verify -q -o "/out/tracers-fgraph-verify-$mode.json" --families lookup \
+				$P verify -q --json-file "/out/tracers-fgraph-verify-$mode.json" --families lookup \
 					$(mode_opt $mode) -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
 				echo $status > "/out/tracers-fgraph-verify-$mode-status.txt"
 			done
@@ -433,7 +433,7 @@ if want tracers && want lookup && want access && want exec && grep -q " /mnt/tmp
 		bt_start 'kretprobe:inode_permission { @n = count(); }'
 		for mode in $(modes_in fentry kprobe); do
 			status=0
-			$P verify -q -o "/out/tracers-verify-$mode.json" --families "$ALL" \
+			$P verify -q --json-file "/out/tracers-verify-$mode.json" --families "$ALL" \
 				$(mode_opt $mode) -- /bin/sh -c "$MIXED" > /dev/null 2>&1 || status=$?
 			echo $status > "/out/tracers-verify-$mode-status.txt"
 		done
