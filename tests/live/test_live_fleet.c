@@ -261,8 +261,8 @@ static const char *const access_exec_rules[] = {
 
 /*
  * Equal workloads on both cohorts: the access and exec rules pass, each
- * side one host; lookup's rules have no verdict (exit 3 with the default
- * rules), and with only access and exec rules the gate passes (exit 0).
+ * side one host; lookup's rules are skipped (the daemons were not asked for
+ * it), so the default rules pass (exit 0), as access's and exec's alone do.
  */
 static void gate_judges_two_daemons_equal_cohorts(void **state)
 {
@@ -288,15 +288,19 @@ static void gate_judges_two_daemons_equal_cohorts(void **state)
 	run_caller("psf-eq-other", 300, 5); /* neither daemon's comm: counted by none */
 	wait_counts(&fleet, N_ACCESS, M_EXEC, N_ACCESS, M_EXEC);
 
-	/* the default rules: lookup's cannot be judged here */
+	/*
+	 * the default rules: the daemons were asked for access and exec only, so
+	 * lookup's rules are skipped (not asked), and the gate passes
+	 */
 	status = gate(&fleet, &text, NULL, NULL, NULL);
 	print_message("  permscope gate (default rules): exit %d\n%s", status, text);
-	assert_int_equal(status, 3);
+	assert_int_equal(status, 0);
 	assert_non_null(strstr(text, "\nPASS  access.unsafe  "));
 	assert_non_null(strstr(text, "\nPASS  access.avoidable_per_call  "));
 	assert_non_null(strstr(text, "\nPASS  exec.enoent_early_share  "));
-	assert_non_null(strstr(text, "\nNO-VERDICT  lookup.violations"));
-	assert_non_null(strstr(text, "\nNO-VERDICT  lookup.did_skip_ratio"));
+	assert_non_null(strstr(text, "\nSKIPPED  lookup.violations  neither profile was asked to "
+			       "record the lookup family\n"));
+	assert_non_null(strstr(text, "\nSKIPPED  lookup.did_skip_ratio"));
 	assert_null(strstr(text, "FAIL"));
 	free(text);
 
@@ -304,8 +308,8 @@ static void gate_judges_two_daemons_equal_cohorts(void **state)
 	root = json_loads(text, 0, NULL);
 	if (!root)
 		fail_msg("gate -j is not JSON:\n%s", text);
-	assert_int_equal(status, 3);
-	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "no-verdict");
+	assert_int_equal(status, 0);
+	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "pass");
 	for (size_t i = 0; i < sizeof(access_exec_rules) / sizeof(*access_exec_rules); i++) {
 		const char *m = access_exec_rules[i];
 
@@ -322,8 +326,8 @@ static void gate_judges_two_daemons_equal_cohorts(void **state)
 			 value_of(root, "exec.enoent_early_share", "new")) < 1e-9);
 	assert_true(fabs(value_of(root, "access.avoidable_per_call", "base") -
 			 value_of(root, "access.avoidable_per_call", "new")) < 1e-9);
-	assert_string_equal(verdict_of(root, "lookup.violations"), "no-verdict");
-	assert_string_equal(verdict_of(root, "lookup.did_skip_ratio"), "no-verdict");
+	assert_string_equal(verdict_of(root, "lookup.violations"), "skipped");
+	assert_string_equal(verdict_of(root, "lookup.did_skip_ratio"), "skipped");
 	json_decref(root);
 	free(text);
 
