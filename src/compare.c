@@ -146,6 +146,13 @@ const char *compare_num(char *buf, size_t len, double v, bool sign)
 	return buf;
 }
 
+double compare_delta(const struct compare_row *r)
+{
+	double d = r->new.mean - r->base.mean;
+
+	return fabs(d) <= 1e-9 * fmax(fabs(r->new.mean), fabs(r->base.mean)) ? 0 : d;
+}
+
 void compare_value_text(char *buf, size_t len, const struct sample_summary *s, bool present)
 {
 	char m[24], sd[24];
@@ -171,7 +178,7 @@ static void row_text(FILE *out, const struct compare_row *r, const char *label)
 	compare_value_text(b, sizeof(b), &r->base, r->in_base);
 	compare_value_text(n, sizeof(n), &r->new, r->in_new);
 	if (r->in_base && r->in_new) {
-		compare_num(d, sizeof(d), r->new.mean - r->base.mean, true);
+		compare_num(d, sizeof(d), compare_delta(r), true);
 		if (r->base.mean != 0)
 			snprintf(q, sizeof(q), "%.3f", r->new.mean / r->base.mean);
 		else if (r->new.mean == 0)
@@ -424,7 +431,7 @@ static json_t *row_json(const struct compare *c, const struct compare_row *r)
 		"name", r->name,
 		"base", summary_json(&r->base, r->in_base),
 		"new", summary_json(&r->new, r->in_new),
-		"delta", both ? json_real(r->new.mean - r->base.mean) : json_null(),
+		"delta", both ? json_real(compare_delta(r)) : json_null(),
 		"ratio", both && r->base.mean != 0 ? json_real(r->new.mean / r->base.mean) : json_null(),
 		"p", r->tested ? json_real(r->p) : json_null(),
 		"ci95", r->w.valid ? json_pack("[f,f]", r->w.ci_lo, r->w.ci_hi) : json_null(),

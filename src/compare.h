@@ -43,6 +43,12 @@ size_t compare_runs(const struct profile *p); /* 1 for a profile that is no merg
 bool compare_significant(const struct compare_row *r);
 /* Counts and nanoseconds as integers, ratios with four digits. */
 const char *compare_num(char *buf, size_t len, double v, bool sign);
+/*
+ * new - base of a row's means, and exactly 0 where the two differ only by
+ * the rounding of their sums (under a billionth of the larger): equal runs
+ * summed in another order must not print +3.638e-12.
+ */
+double compare_delta(const struct compare_row *r);
 /* "mean±sd", "mean" or "-" */
 void compare_value_text(char *buf, size_t len, const struct sample_summary *s, bool present);
 /* A lookup ratio row ("did_skip_ratio") of filesystem `fs`, 0 when `p` lacks it. */

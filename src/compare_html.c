@@ -143,7 +143,7 @@ static void metrics_table_html(FILE *out, const struct compare *c, int f)
 		fputs("</td><td>", out);
 		esc(out, n);
 		if (r->in_base && r->in_new)
-			fprintf(out, "</td><td>%s</td>", compare_num(b, sizeof(b), r->new.mean - r->base.mean, true));
+			fprintf(out, "</td><td>%s</td>", compare_num(b, sizeof(b), compare_delta(r), true));
 		else
 			fputs("</td><td>-</td>", out);
 		if (r->tested)
