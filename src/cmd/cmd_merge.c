@@ -197,43 +197,43 @@ static void workload_text(const struct profile *p, char *buf, size_t len)
 }
 
 /*
- * What makes `p` (from `path`) another thing than `first` (from `name`):
- * its kernel, host or workload.  Each difference refused (exit 2) or, with
- * --allow-mixed, warned of and kept in m->mixed.
+ * What makes `p` (from `path`) another thing than `m`, which holds the
+ * first input's (`name`) host, kernel and workload as they were: each
+ * difference refused (exit 2) or, with --allow-mixed, warned of and kept
+ * in m->mixed.
  */
-static int check_alike(struct profile *m, const char *name, const struct profile *first,
-		       const struct profile *p, const char *path, bool allow)
+static int check_alike(struct profile *m, const char *name, const struct profile *p,
+		       const char *path, bool allow)
 {
-	char a[512], b[512];
-	const struct { const char *what, *a, *b; } facts[] = {
-		{ "kernels", first->kernel_release, p->kernel_release },
-		{ "kernel builds", first->kernel_version, p->kernel_version },
-		{ "hosts", first->hostname, p->hostname },
-		{ "architectures", first->machine, p->machine },
+	char wa[512], wb[512];
+	/* a build of another release is said by the release alone */
+	bool same_release = !strcmp(m->kernel_release, p->kernel_release);
+	const struct { const char *what, *a, *b; bool ask; } facts[] = {
+		{ "kernels", m->kernel_release, p->kernel_release, true },
+		{ "kernel builds", m->kernel_version, p->kernel_version, same_release },
+		{ "hosts", m->hostname, p->hostname, true },
+		{ "architectures", m->machine, p->machine, true },
+		{ "workloads", wa, wb, true },
 	};
 
-	for (size_t i = 0; i <= sizeof(facts) / sizeof(facts[0]); i++) {
-		const char *what = i < sizeof(facts) / sizeof(facts[0]) ? facts[i].what : "workloads";
+	workload_text(m, wa, sizeof(wa));
+	workload_text(p, wb, sizeof(wb));
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		char a[512], b[512];
 
-		if (i < sizeof(facts) / sizeof(facts[0])) {
-			snprintf(a, sizeof(a), "%s", printable(facts[i].a));
-			snprintf(b, sizeof(b), "%s", printable(facts[i].b));
-		} else {
-			workload_text(first, a, sizeof(a));
-			workload_text(p, b, sizeof(b));
-		}
-		/* a build of another release is said by the release */
-		if (!strcmp(a, b) || (i == 1 && strcmp(first->kernel_release, p->kernel_release)))
+		snprintf(a, sizeof(a), "%s", printable(facts[i].a));
+		snprintf(b, sizeof(b), "%s", printable(facts[i].b));
+		if (!facts[i].ask || !strcmp(a, b))
 			continue;
 		if (!allow) {
 			pr_err("%s and %s were recorded on different %s (%s and %s): runs of "
 			       "different %s are no samples of one thing (--allow-mixed merges "
-			       "anyway, and says so)", name, path, what, a, b, what);
+			       "anyway, and says so)", name, path, facts[i].what, a, b, facts[i].what);
 			return EXIT_USAGE;
 		}
-		pr_warn("merging runs of different %s (%s in %s, %s in %s): --allow-mixed", what,
-			a, name, b, path);
-		if (add_mixed(m, what, a, b))
+		pr_warn("merging runs of different %s (%s in %s, %s in %s): --allow-mixed",
+			facts[i].what, a, name, b, path);
+		if (add_mixed(m, facts[i].what, a, b))
 			return EXIT_FAIL;
 	}
 	return EXIT_OK;
@@ -372,7 +372,7 @@ static int check_same_file(char *const *names, int n)
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_cmd c = {0};
-	struct profile m, p, first;
+	struct profile m, p;
 	struct recording_ref *seen = NULL;
 	int *owner = NULL, *run_input = NULL;
 	size_t nseen = 0;
@@ -389,16 +389,6 @@ int cmd_merge(int argc, char **argv)
 	}
 	if ((ret = check_repeat(&seen, &owner, &nseen, c.inputs, 0, &m)) != EXIT_OK)
 		goto out;
-	/* what the inputs must share, as the first one has it */
-	profile_init(&first);
-	memcpy(first.hostname, m.hostname, sizeof(m.hostname));
-	memcpy(first.kernel_release, m.kernel_release, sizeof(m.kernel_release));
-	memcpy(first.kernel_version, m.kernel_version, sizeof(m.kernel_version));
-	memcpy(first.machine, m.machine, sizeof(m.machine));
-	first.command = m.command;
-	first.filter_pid = m.filter_pid;
-	memcpy(first.filter_comm, m.filter_comm, sizeof(m.filter_comm));
-	memcpy(first.filter_cgroup, m.filter_cgroup, sizeof(m.filter_cgroup));
 	/* The first input becomes the base; its own values are its run(s). */
 	if (!m.nruns) {
 		struct recording_ref own;
@@ -427,7 +417,7 @@ int cmd_merge(int argc, char **argv)
 		}
 		ret = check_repeat(&seen, &owner, &nseen, c.inputs, i, &p);
 		if (ret == EXIT_OK)
-			ret = check_alike(&m, c.inputs[0], &first, &p, c.inputs[i], c.allow_mixed);
+			ret = check_alike(&m, c.inputs[0], &p, c.inputs[i], c.allow_mixed);
 		if (ret == EXIT_OK) {
 			size_t before = m.nruns;
 			int *ri;
