@@ -311,6 +311,21 @@ void compare_text(FILE *out, const struct compare *c)
 		if ((i ? c->new : c->base)->mixed)
 			fprintf(out, "  note: %s merged from runs that differ (--allow-mixed): %s\n",
 				i ? "new" : "base", printable((i ? c->new : c->base)->mixed));
+	/* the fourth fast path, a fact of each kernel: where either profile kept it */
+	if (c->base->cred_line_kept || c->new->cred_line_kept) {
+		const char *b = c->base->cred_line_kept ?
+				cred_layout_answer_names[c->base->cred_line] : "not kept";
+		const char *n = c->new->cred_line_kept ?
+				cred_layout_answer_names[c->new->cred_line] : "not kept";
+
+		fprintf(out, "  cred refcount line: base %s, new %s%s\n", b, n,
+			c->base->cred_line == CRED_LAYOUT_SEPARATED &&
+			c->new->cred_line == CRED_LAYOUT_SHARES ?
+			" (usage back on the checks' line)" :
+			c->base->cred_line == CRED_LAYOUT_SHARES &&
+			c->new->cred_line == CRED_LAYOUT_SEPARATED ?
+			" (usage moved off the checks' line)" : "");
+	}
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
 		fprintf(out, "  mean±sd over runs; %s, ~ marks p >= %.2f (not significant)\n",
 			stats_test_titles[c->test], STATS_ALPHA);
@@ -489,6 +504,11 @@ int compare_json(FILE *out, const struct compare *c)
 		json_object_set_new(root, "benchmarks", bench);
 	else
 		json_decref(bench);
+	for (int i = 0; root && i < 2; i++)
+		if ((i ? c->new : c->base)->cred_line_kept)
+			json_object_set_new(json_object_get(root, i ? "new" : "base"),
+					    "cred_refcount_line", json_string(cred_layout_answer_names[
+					    (i ? c->new : c->base)->cred_line]));
 	for (int i = 0; root && i < 2; i++)
 		if ((i ? c->new : c->base)->mixed)
 			json_object_set_new(json_object_get(root, i ? "new" : "base"), "mixed",

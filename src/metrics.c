@@ -38,6 +38,11 @@ int metric_add(struct metric_list *l, const char *name, double value)
 	return add(l, value, "%s", name);
 }
 
+bool metric_is_cred_line(const char *name)
+{
+	return !strcmp(name, METRIC_CRED_LINE);
+}
+
 bool metric_is_bench(const char *name)
 {
 	return !strncmp(name, "bench.", 6);
@@ -120,6 +125,9 @@ int metrics_collect(const struct profile *p, struct metric_list *out)
 		     add(out, family_lost_total(&p->fam[f]), "%s.lost", family_name(f))))
 			return -ENOMEM;
 	}
+	if (p->cred_line_kept && p->cred_line != CRED_LAYOUT_UNKNOWN &&
+	    add(out, p->cred_line == CRED_LAYOUT_SHARES, "%s", METRIC_CRED_LINE))
+		return -ENOMEM;
 	/* A bench profile's metrics live in its runs only: each once, as its mean. */
 	for (size_t r = 0; r < p->nruns; r++)
 		for (size_t i = 0; i < p->runs[r].n; i++) {
@@ -155,6 +163,8 @@ int metrics_schema(const char *fs, struct metric_list *out)
 		p.fam[f].status = FAMILY_OK;
 		p.fam[f].lost_known = true;
 	}
+	p.cred_line_kept = true;
+	p.cred_line = CRED_LAYOUT_SHARES;
 	if (!profile_add_fs(&p, fs ? fs : "tmpfs")) {
 		profile_free(&p);
 		return -ENOMEM;
@@ -220,6 +230,8 @@ bool metric_absent(const struct profile *p, const char *name)
 	char key[64];
 	size_t len;
 
+	if (metric_is_cred_line(name))
+		return !p->cred_line_kept;
 	if (f < 0 || p->fam[f].status != FAMILY_OK)
 		return false;
 	/* every latency, merged or an outcome's, when the histograms are not known */
@@ -262,7 +274,8 @@ size_t metric_samples(const struct profile *p, const char *name, double **sample
 	size_t n = 0;
 
 	*samples = NULL;
-	if (p->nruns) {
+	/* a fact of the kernel, one for all runs (merge makes it unknown where they differ) */
+	if (p->nruns && !metric_is_cred_line(name)) {
 		*samples = calloc(p->nruns, sizeof(double));
 		for (size_t r = 0; *samples && r < p->nruns; r++)
 			if ((m = metrics_find(&p->runs[r], name)))

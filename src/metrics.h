@@ -22,6 +22,14 @@
 int metrics_collect(const struct profile *p, struct metric_list *out);
 /* Append one metric.  0 or -ENOMEM. */
 int metric_add(struct metric_list *l, const char *name, double value);
+/*
+ * The fourth fast path, a fact of the recording kernel and of no family:
+ * 1 where struct cred's refcount shares a cacheline with what permission
+ * checks read, 0 where it is separated; no metric where the layout is
+ * unknown or the profile predates it (profile.h, cred_line).
+ */
+#define METRIC_CRED_LINE "cred.refcount_shares_line"
+bool metric_is_cred_line(const char *name);
 /* Is `name` a bench.BENCHMARK.KEY metric (permscope bench; no family)? */
 bool metric_is_bench(const char *name);
 void metrics_free(struct metric_list *l);

@@ -154,6 +154,19 @@ enum mode_match family_modes_match(const struct profile *a, const char *a_name,
 	return ma == MODE_TRACEPOINT || mb == MODE_TRACEPOINT ? MODES_DIFFER : MODES_SAME_CALLS;
 }
 
+const char *const cred_layout_answer_names[3] = {
+	[CRED_LAYOUT_UNKNOWN] = "unknown", [CRED_LAYOUT_SEPARATED] = "separated",
+	[CRED_LAYOUT_SHARES] = "shares",
+};
+
+int cred_layout_answer_by_name(const char *name)
+{
+	for (int a = 0; a < 3; a++)
+		if (!strcmp(name, cred_layout_answer_names[a]))
+			return a;
+	return -1;
+}
+
 void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));

@@ -96,6 +96,19 @@ struct recording_ref {
 	char boot_id[40];
 	uint64_t start_ns, end_ns;
 };
+/*
+ * The fourth fast path, a fact of the kernel rather than a count: does
+ * struct cred's refcount (usage) keep off the cacheline permission checks
+ * read?  UNKNOWN where no layout could be read (no struct cred with a usage
+ * in the BTF): never taken for either answer.  check's self-test prints it
+ * (kernel/credlayout.c decides it), every profile keeps it, and the gate
+ * judges it as the metric cred.refcount_shares_line.
+ */
+enum cred_layout_answer { CRED_LAYOUT_UNKNOWN, CRED_LAYOUT_SEPARATED, CRED_LAYOUT_SHARES };
+extern const char *const cred_layout_answer_names[3]; /* "unknown", "separated", "shares" */
+/* The answer spelt NAME, or -1. */
+int cred_layout_answer_by_name(const char *name);
+
 /* The longest "mixed" a profile holds (merge --allow-mixed). */
 #define PROFILE_MIXED_MAX 1024
 
@@ -112,6 +125,14 @@ struct profile {
 	/* The kernel's clocksource when recorded ("" when unknown, as in
 	 * profiles written before it was kept): see profile_clock_is_coarse(). */
 	char clocksource[32];
+	/*
+	 * struct cred's refcount line in the kernel that recorded, read from
+	 * its BTF when the recording began (a merge of runs that differ:
+	 * UNKNOWN); cred_line_kept is false in a profile written before it was
+	 * kept, which says nothing about it.
+	 */
+	bool cred_line_kept;
+	enum cred_layout_answer cred_line;
 
 	char **command;   /* workload argv, NULL-terminated; NULL when none */
 	int exit_status;  /* exit status, 128 + signal if killed; -1: none, or stopped by us */

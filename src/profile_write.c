@@ -183,6 +183,9 @@ char *profile_to_json(const struct profile *p)
 	if (p->clocksource[0])
 		json_object_set_new(json_object_get(root, "host"), "clocksource",
 				    json_string(p->clocksource));
+	if (p->cred_line_kept)
+		json_object_set_new(json_object_get(root, "host"), "cred_refcount_line",
+				    json_string(cred_layout_answer_names[p->cred_line]));
 	if (p->nruns) {
 		json_t *runs = json_array();
 

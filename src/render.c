@@ -165,6 +165,12 @@ static void header_text(FILE *out, const struct profile *p)
 		fprintf(out, "only tasks named '%s'\n", printable(p->filter_comm));
 	if (p->filter_cgroup[0])
 		fprintf(out, "only tasks in cgroup %s and below\n", printable(p->filter_cgroup));
+	if (p->cred_line_kept) /* the fourth fast path: check's fourth row, when recorded */
+		fprintf(out, "cred refcount line: %s\n", p->cred_line == CRED_LAYOUT_SHARES ?
+			"shares (usage on the cacheline permission checks read)" :
+			p->cred_line == CRED_LAYOUT_SEPARATED ?
+			"separated (usage off the cacheline permission checks read)" :
+			"unknown (no layout of struct cred could be read)");
 	if (p->mixed) /* merge --allow-mixed: its runs are not samples of one thing */
 		fprintf(out, "note: merged from runs that differ (--allow-mixed): %s\n",
 			printable(p->mixed));
@@ -592,6 +598,9 @@ int render_json(FILE *out, const struct profile *p)
 		"families", fams);
 	if (!root)
 		return -1;
+	if (p->cred_line_kept)
+		json_object_set_new(root, "cred_refcount_line",
+				    json_string(cred_layout_answer_names[p->cred_line]));
 	if (p->mixed)
 		json_object_set_new(root, "mixed", json_string(p->mixed));
 	ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));

@@ -130,8 +130,10 @@ static void unknown_metric(const struct rule *r, const struct profile *base,
 	char names[128];
 
 	off = snprintf(err, errlen, "%s:%d: unknown metric '%s'", r->file, r->line, r->metric);
-	if (fam < 0 && !metric_is_bench(r->metric) && off < errlen)
-		off += snprintf(err + off, errlen - off, " ('%.*s' is no family: %s; nor bench)",
+	if (fam < 0 && !metric_is_bench(r->metric) && strncmp(r->metric, "cred.", 5) &&
+	    off < errlen)
+		off += snprintf(err + off, errlen - off, " ('%.*s' is no family: %s; nor bench "
+				"nor cred)",
 				(int)strcspn(r->metric, ".["), r->metric,
 				family_names_text(names, sizeof(names), NULL));
 	if (!known_names(base, new, &known)) {
@@ -300,6 +302,33 @@ static bool share_of_nothing(const struct profile *p, int f, const char *metric)
 	return !whole;
 }
 
+/*
+ * Why the cred layout (cred.refcount_shares_line) gives no evidence: a
+ * profile that predates it, or one whose kernel's layout is unknown.
+ */
+static bool cred_line_gives_no_verdict(const struct profile *base, const struct profile *new,
+				       struct rule_result *res)
+{
+	bool b = !base->cred_line_kept, n = !new->cred_line_kept;
+
+	if (b || n) {
+		snprintf(res->reason, sizeof(res->reason), "the %s struct cred's layout: written "
+			 "before permscope kept it", b && n ? "base and new profiles predate" :
+			 b ? "base profile predates" : "new profile predates");
+		return true;
+	}
+	b = base->cred_line == CRED_LAYOUT_UNKNOWN;
+	n = new->cred_line == CRED_LAYOUT_UNKNOWN;
+	if (b || n) {
+		snprintf(res->reason, sizeof(res->reason), "struct cred's layout is unknown in the "
+			 "%s (no struct cred with a usage in the kernel's BTF, or runs of kernels "
+			 "that differ merged)", b && n ? "base and new profiles" : b ? "base profile" :
+			 "new profile");
+		return true;
+	}
+	return false;
+}
+
 int rule_evaluate(const struct rule *r, const struct profile *base, const struct profile *new,
 		  struct rule_result *res, char *err, size_t errlen)
 {
@@ -312,10 +341,13 @@ int rule_evaluate(const struct rule *r, const struct profile *base, const struct
 		err[0] = 0;
 	res->verdict = VERDICT_NO_VERDICT;
 	/* A name no profile could hold is a mistake, whatever recorded. */
-	if ((f < 0 && !metric_is_bench(r->metric)) || !metric_name_valid(r->metric)) {
+	if ((f < 0 && !metric_is_bench(r->metric) && !metric_is_cred_line(r->metric)) ||
+	    !metric_name_valid(r->metric)) {
 		unknown_metric(r, base, new, err, errlen);
 		return -1;
 	}
+	if (metric_is_cred_line(r->metric) && cred_line_gives_no_verdict(base, new, res))
+		return 0;
 	/* bench.* metrics come from no family: nothing recorded them, nothing lost any */
 	if (f >= 0 && family_gives_no_verdict(r, base, new, f, res))
 		return 0;
@@ -440,6 +472,17 @@ bool rule_skipped(const struct rule *r, const struct profile *base, const struct
 {
 	int f = metric_family(r->metric);
 
+	/*
+	 * The cred layout is no family's: a fact every profile keeps, so only
+	 * two profiles from before it was kept were not asked for it.
+	 */
+	if (metric_is_cred_line(r->metric)) {
+		if (base->cred_line_kept || new->cred_line_kept)
+			return false;
+		snprintf(why, len, "neither profile holds struct cred's layout (written before "
+			 "permscope kept it, or a side read from Prometheus)");
+		return true;
+	}
 	/* bench.* and unknown names have no family to skip: judged (or refused) */
 	if (f < 0)
 		return false;

@@ -13,6 +13,7 @@
 #include "cmd/commands.h"
 #include "bench/overhead.h"
 #include "bench/vmfigures.h"
+#include "kernel/credlayout.h"
 #include "profile.h"
 #include "util.h"
 #include "version.h"
@@ -377,6 +378,7 @@ static int write_profile(const char *path, const struct result_kind *k, const vo
 
 	profile_init(&p);
 	profile_set_host(&p);
+	cred_layout_keep(&p);
 	p.start_ns = start;
 	p.end_ns = end;
 	p.command = calloc(argc + 2, sizeof(char *));

@@ -30,7 +30,8 @@ static const char default_rules[] =
 	"access.avoidable_per_call <= base + 0.01\n"
 	"exec.enoent_early_share >= base - 0.01\n"
 	"lookup.violations == 0\n"
-	"lookup.did_skip_ratio >= base - 0.01\n";
+	"lookup.did_skip_ratio >= base - 0.01\n"
+	"cred.refcount_shares_line <= base\n";
 
 enum {
 	OPT_JUNIT = 0x400, OPT_PRINT_DEFAULT_RULES, OPT_ACCEPT_LOSS, OPT_TEST,

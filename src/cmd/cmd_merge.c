@@ -245,6 +245,14 @@ static int merge_into(struct profile *m, const char *first, const struct profile
 {
 	char why[256];
 
+	/*
+	 * One kernel build has one cred layout; runs that say two things of it
+	 * (kernels mixed, or a run from before it was kept) say nothing.
+	 */
+	if (m->cred_line_kept != p->cred_line_kept || m->cred_line != p->cred_line) {
+		m->cred_line_kept = true;
+		m->cred_line = CRED_LAYOUT_UNKNOWN;
+	}
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		if (m->fam[f].status != p->fam[f].status) {
 			pr_err("%s: the %s family is %s there but %s in the first profile", path,

@@ -21,16 +21,21 @@ bool cred_field_is_checked(const char *name)
 	return !strcmp(name, cred_field_names[CRED_CAP_EFFECTIVE]);
 }
 
-const char *const cred_layout_answer_names[3] = {
-	[CRED_LAYOUT_UNKNOWN] = "unknown", [CRED_LAYOUT_SEPARATED] = "separated",
-	[CRED_LAYOUT_SHARES] = "shares",
-};
-
 enum cred_layout_answer cred_layout_answer(const struct cred_layout *l)
 {
 	if (!l || l->size <= 0 || l->offset[CRED_USAGE] < 0)
 		return CRED_LAYOUT_UNKNOWN;
 	return l->usage_shares_checked ? CRED_LAYOUT_SHARES : CRED_LAYOUT_SEPARATED;
+}
+
+void cred_layout_keep(struct profile *p)
+{
+	struct cred_layout l;
+	char err[256];
+
+	p->cred_line_kept = true;
+	p->cred_line = cred_layout_read(NULL, &l, err, sizeof(err)) ? CRED_LAYOUT_UNKNOWN
+								   : cred_layout_answer(&l);
 }
 
 const char *cred_layout_verdict(const struct cred_layout *l)

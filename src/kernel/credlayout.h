@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "profile.h"
+
 #define CACHELINE 64
 
 struct btf;
@@ -50,14 +52,14 @@ extern const char *const cred_field_names[CRED_FIELDS];
 /* Is NAME one of the fields permission checks read: uid..fsgid, securebits, cap_effective? */
 bool cred_field_is_checked(const char *name);
 
-/*
- * The fourth fast path as a fact like the others: does usage keep off the
- * line permission checks read?  UNKNOWN only where no layout could be read
- * (no struct cred with a usage in the BTF): never taken for either answer.
- */
-enum cred_layout_answer { CRED_LAYOUT_UNKNOWN, CRED_LAYOUT_SEPARATED, CRED_LAYOUT_SHARES };
-extern const char *const cred_layout_answer_names[3]; /* "unknown", "separated", "shares" */
+/* The fourth fast path's answer (profile.h) for layout `l`; UNKNOWN for none. */
 enum cred_layout_answer cred_layout_answer(const struct cred_layout *l);
+
+/*
+ * Keep the running kernel's answer in profile `p` (record, the daemon and
+ * bench call it as a recording begins): UNKNOWN where the BTF cannot be read.
+ */
+void cred_layout_keep(struct profile *p);
 
 /* "refcount shares a cacheline with read-mostly fields" or "separated". */
 const char *cred_layout_verdict(const struct cred_layout *l);

@@ -327,6 +327,24 @@ static void cross_family(struct prom *pr, const struct profile *p)
 	prom_sample_u64(pr, "", &ls, 1);
 	prom_end(pr);
 
+	/*
+	 * The fourth fast path, a fact of the running kernel: one series a
+	 * state, the one that holds at 1 (OpenMetrics' stateset as a gauge),
+	 * so that "unknown" is a state a query sees, never a missing series.
+	 * A profile from before it was kept exports none.
+	 */
+	if (p->cred_line_kept) {
+		prom_begin(pr, "gauge", "permscope_cred_refcount_line");
+		prom_help(pr, "struct cred's refcount against the cacheline permission checks read: "
+		     "1 for the state that holds (separated, shares, unknown)");
+		for (int a = 0; a < 3; a++) {
+			ls.n = 0;
+			prom_label(&ls, "state", cred_layout_answer_names[a]);
+			prom_sample_u64(pr, "", &ls, p->cred_line == (enum cred_layout_answer)a);
+		}
+		prom_end(pr);
+	}
+
 	prom_begin(pr, "gauge", "permscope_start_time_seconds");
 	prom_help(pr, "when the probes attached, seconds since the epoch: the counters count from then");
 	prom_sample_double(pr, "", NULL, (double)p->start_ns / 1e9);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/credlayout.h"
 #include "util.h"
 
 void record_opts_init(struct record_opts *o)
@@ -259,6 +260,7 @@ void record_profile_init(const struct record_opts *o, struct profile *p)
 {
 	profile_init(p);
 	profile_set_host(p);
+	cred_layout_keep(p);
 	p->filter_pid = o->pid;
 	if (o->probe.filter_comm)
 		memcpy(p->filter_comm, o->probe.comm, sizeof(p->filter_comm));

@@ -23,10 +23,12 @@ static const char *script = "tools/permscope-bisect";
  * (3); from STUB_VERIFY_BAD patches on its gate passes but verify finds a
  * violation on the patched kernel (5); its VM fails at STUB_CRASH patches
  * (4); the stock kernel's verify says STUB_STOCK (clean by default).  Each
- * call appends its number of patches to STUB_LOG.
+ * call appends its number of patches to STUB_LOG (the patched side's, base
+ * patches included), and its arguments to STUB_ARGS when set.
  */
 static const char stub[] =
 	"#!/bin/sh\n"
+	"[ -z \"$STUB_ARGS\" ] || echo \"$*\" >> \"$STUB_ARGS\"\n"
 	"out= k=0 counting=0\n"
 	"while [ $# -gt 0 ]; do\n"
 	"\tcase $1 in\n"
@@ -219,6 +221,49 @@ static void culprit_in_the_middle_is_found_in_three_ab_runs(void **state)
 	assert_int_equal(access(tmp_path("out/step-full/ab.log"), F_OK), 0);
 	assert_int_equal(access(tmp_path("out/step-2/gate.json"), F_OK), 0);
 	assert_int_equal(access(tmp_path("out/step-3/ab.log"), F_OK), 0);
+	unsetenv("STUB_BAD");
+}
+
+/*
+ * --base-patch: the series starts from SRC with the base patches, on both
+ * sides of every step (the cred layout's control starts from a kernel
+ * whose refcount has a line of its own); tried with the series first.
+ */
+static void base_patches_are_applied_on_both_sides_of_every_step(void **state)
+{
+	const char *base = write_tmp_file("base.patch", "--- a/Makefile\n+++ b/Makefile\n"
+					  "@@ -1 +1,2 @@\n # not a kernel\n+# the base\n");
+	const char *bad = write_tmp_file("bad-base.patch", "--- a/Makefile\n+++ b/Makefile\n"
+					 "@@ -1 +1,2 @@\n # no such line\n+# the base\n");
+	char *argv[] = { (char *)script, "--stock", (char *)tmp_path("linux"), "--base-patch",
+			 (char *)base, (char *)tmp_path("series"), "--out", (char *)tmp_path("out"),
+			 NULL };
+	char want[2 * PATH_MAX + 64], *args;
+
+	(void)state;
+	/* the stub counts the base patch among the patched side's: 1 + the prefix */
+	setenv("STUB_BAD", "4", 1);
+	setenv("STUB_ARGS", tmp_path("stub.args"), 1);
+	unlink(tmp_path("stub.log"));
+	assert_int_equal(run_capture(argv), 1);
+	assert_contains(out_text, "culprit: patch 3 of 5, 0003-fs-f3-number-the-variable.patch\n");
+	args = slurp(tmp_path("stub.args"), NULL);
+	assert_non_null(args);
+	snprintf(want, sizeof(want), "--stock %s %s --patched %s %s %s/series/0001-", tmp_path("linux"),
+		 base, tmp_path("linux"), base, tmp_path("out"));
+	assert_contains(args, want);
+	free(args);
+	unlink(tmp_path("stub.args"));
+	unsetenv("STUB_ARGS");
+	/* a base patch that does not apply stops before any A/B, as a bad series does */
+	argv[4] = (char *)bad;
+	unlink(tmp_path("stub.log"));
+	assert_int_equal(run_capture(argv), 2);
+	assert_int_equal(access(tmp_path("stub.log"), F_OK), -1);
+	argv[4] = (char *)tmp_path("no-such.patch");
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "base patch ");
+	assert_contains(err_text, "no-such.patch: no such file");
 	unsetenv("STUB_BAD");
 }
 
@@ -473,6 +518,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(culprit_in_the_middle_is_found_in_three_ab_runs, stub_defaults),
 		cmocka_unit_test_setup(every_position_of_the_culprit_is_found, stub_defaults),
+		cmocka_unit_test_setup(base_patches_are_applied_on_both_sides_of_every_step, stub_defaults),
 		cmocka_unit_test_setup(series_that_passes_is_said_plainly_after_one_ab, stub_defaults),
 		cmocka_unit_test_setup(stock_kernel_that_already_fails_verify_blames_no_patch, stub_defaults),
 		cmocka_unit_test_setup(step_without_verdict_stops_the_bisection, stub_defaults),

@@ -616,7 +616,7 @@ static void unknown_metrics_are_bad_input_with_the_nearest_names(void **state)
 	parse_ok("\n\nbenchmark.access1.ops_per_s >= baseline * 0.95 significant", &rs);
 	assert_int_equal(rule_evaluate(&rs.r[0], &a, &b, &res, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want), "t.rules:3: unknown metric 'benchmark.access1.ops_per_s' "
-		 "('benchmark' is no family: %s; nor bench); nearest: ",
+		 "('benchmark' is no family: %s; nor bench nor cred); nearest: ",
 		 family_names_text(names, sizeof(names), NULL));
 	assert_contains(err, want);
 	rules_free(&rs);
@@ -765,7 +765,8 @@ static void gate_exit_statuses_and_text_output(void **state)
 	gate_unwrap();
 	assert_contains(out_text, "SKIPPED  exec.enoent_early_share  neither profile was asked to "
 			"record the exec family\n");
-	assert_contains(out_text, "gate: 2 passed, 0 failed, 0 without verdict, 3 skipped\n");
+	/* and the cred layout, which profiles from before it was kept do not hold */
+	assert_contains(out_text, "gate: 2 passed, 0 failed, 0 without verdict, 4 skipped\n");
 	/* a failure wins over no verdict */
 	assert_int_equal(permscope("gate", "-b", fast, "-n", stock, NULL), 1);
 	assert_contains(out_text, "FAIL  access.avoidable_per_call  new 1  base 0  "
@@ -1223,12 +1224,13 @@ static void default_rules_are_printed_and_parse(void **state)
 	(void)state;
 	assert_int_equal(permscope("gate", "--print-default-rules", NULL), 0);
 	parse_ok(out_text, &rs);
-	assert_int_equal(rs.n, 5);
+	assert_int_equal(rs.n, 6);
 	assert_string_equal(rs.r[0].text, "access.unsafe == 0");
 	assert_string_equal(rs.r[1].text, "access.avoidable_per_call <= base + 0.01");
 	assert_string_equal(rs.r[2].text, "exec.enoent_early_share >= base - 0.01");
 	assert_string_equal(rs.r[3].text, "lookup.violations == 0");
 	assert_string_equal(rs.r[4].text, "lookup.did_skip_ratio >= base - 0.01");
+	assert_string_equal(rs.r[5].text, "cred.refcount_shares_line <= base");
 	rules_free(&rs);
 	assert_int_equal(permscope("gate", "--help", NULL), 0);
 	assert_contains(out_text, "Usage: permscope gate");

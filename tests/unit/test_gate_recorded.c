@@ -140,7 +140,11 @@ static void the_default_gate_on_access_profiles_passes_with_the_rest_skipped(voi
 	gate_unwrap();
 	assert_contains(out_text, "SKIPPED  lookup.violations  neither profile was asked to "
 			"record the lookup family\n");
-	assert_contains(out_text, "gate: 2 passed, 0 failed, 0 without verdict, 3 skipped\n");
+	gate_unwrap();
+	assert_contains(out_text, "SKIPPED  cred.refcount_shares_line  neither profile holds struct "
+			"cred's layout (written before permscope kept it, or a side read from "
+			"Prometheus)\n");
+	assert_contains(out_text, "gate: 2 passed, 0 failed, 0 without verdict, 4 skipped\n");
 	assert_string_equal(err_text, "");
 	/* every rule in the JSON's rules, in order, a skipped one with its reason */
 	root = read_json(json);
@@ -148,7 +152,7 @@ static void the_default_gate_on_access_profiles_passes_with_the_rest_skipped(voi
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "pass");
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 0);
 	rules = json_object_get(root, "rules");
-	assert_int_equal(json_array_size(rules), 5);
+	assert_int_equal(json_array_size(rules), 6);
 	r = json_array_get(rules, 2);
 	assert_string_equal(json_string_value(json_object_get(r, "metric")),
 			    "exec.enoent_early_share");
@@ -159,10 +163,10 @@ static void the_default_gate_on_access_profiles_passes_with_the_rest_skipped(voi
 	assert_true(json_is_null(json_object_get(r, "new")));
 	assert_null(json_object_get(root, "left_out"));
 	json_decref(root);
-	/* JUnit: green because the gate passed, the three skips named as skips */
+	/* JUnit: green because the gate passed, the four skips named as skips */
 	text = slurp(junit, NULL);
 	assert_non_null(text);
-	assert_contains(text, "tests=\"5\" failures=\"0\" errors=\"0\" skipped=\"3\"");
+	assert_contains(text, "tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"4\"");
 	assert_contains(text, "<skipped message=\"not asked: neither profile was asked to record "
 			"the lookup family\"/>");
 	free(text);
@@ -174,6 +178,79 @@ static void the_default_gate_on_access_profiles_passes_with_the_rest_skipped(voi
 	assert_contains(out_text, "FAIL  access.avoidable_per_call  new 1  base 0");
 	/* the option that asked for this before is still accepted */
 	assert_int_equal(permscope("gate", "-b", slow, "-n", fast, "--only-recorded", NULL), 0);
+}
+
+/*
+ * The access profile of SIDE with host.cred_refcount_line set to LINE (NULL:
+ * as it is, from before the layout was kept), written to TMPDIR/NAME.
+ */
+static const char *with_cred_line(const char *side, const char *line, const char *name)
+{
+	json_t *root = read_json(access_file(side));
+
+	if (line)
+		json_object_set_new(json_object_get(root, "host"), "cred_refcount_line",
+				    json_string(line));
+	assert_int_equal(json_dump_file(root, tmp_path(name), 0), 0);
+	json_decref(root);
+	return tmp_path(name);
+}
+
+/*
+ * The fourth fast path in the default gate: usage back on the checks' line
+ * against a base where it was off fails, naming the rule; no change, or a
+ * move off, passes; a side whose layout is unknown or not kept gives no
+ * verdict (exit 3), never a pass; two profiles from before it was kept
+ * skip the rule, named.
+ */
+static void the_cred_refcount_line_is_judged_against_the_base(void **state)
+{
+	static const struct {
+		const char *base, *new;
+		int status;
+		const char *line;
+	} cases[] = {
+		{ "separated", "shares", 1, "FAIL  cred.refcount_shares_line  new 1  base 0  "
+					    "threshold <= 0\n" },
+		{ "shares", "shares", 0, "PASS  cred.refcount_shares_line  new 1  base 1  "
+					 "threshold <= 1\n" },
+		{ "separated", "separated", 0, "PASS  cred.refcount_shares_line  new 0  base 0" },
+		{ "shares", "separated", 0, "PASS  cred.refcount_shares_line  new 0  base 1" },
+		{ "separated", "unknown", 3, "NO-VERDICT  cred.refcount_shares_line  struct cred's "
+					     "layout is unknown in the new profile" },
+		{ "unknown", "shares", 3, "layout is unknown in the base profile" },
+		{ NULL, "shares", 3, "NO-VERDICT  cred.refcount_shares_line  the base profile "
+				     "predates struct cred's layout" },
+		{ "separated", NULL, 3, "the new profile predates struct cred's layout" },
+		{ NULL, NULL, 0, "SKIPPED  cred.refcount_shares_line  neither profile holds struct "
+				 "cred's layout" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* the access counts of base and new alike: only the layout differs */
+		const char *b = with_cred_line("new", cases[i].base, "base.json");
+		const char *n = with_cred_line("new", cases[i].new, "new.json");
+
+		assert_int_equal(permscope("gate", b, n, NULL), cases[i].status);
+		gate_unwrap();
+		assert_contains(out_text, cases[i].line);
+	}
+	/* compare and report say it too, and their JSON carries the word */
+	assert_int_equal(permscope("compare", with_cred_line("new", "separated", "base.json"),
+				   with_cred_line("new", "shares", "new.json"), NULL), 0);
+	assert_contains(out_text, "  cred refcount line: base separated, new shares (usage back on "
+			"the checks' line)\n");
+	assert_int_equal(permscope("compare", "-j", tmp_path("base.json"), tmp_path("new.json"),
+				   NULL), 0);
+	assert_contains(out_text, "\"cred_refcount_line\": \"shares\"");
+	assert_int_equal(permscope("report", tmp_path("new.json"), NULL), 0);
+	assert_contains(out_text, "\ncred refcount line: shares (usage on the cacheline permission "
+			"checks read)\n");
+	/* a word a profile cannot hold is refused as the profile's fault */
+	assert_int_equal(permscope("report", with_cred_line("new", "maybe", "bad.json"), NULL), 2);
+	assert_contains(err_text, "host.cred_refcount_line: expected \"separated\", \"shares\" or "
+			"\"unknown\", found \"maybe\"");
 }
 
 /* Every rule skipped: nothing judged, no verdict (3), said, never a pass. */
@@ -257,7 +334,8 @@ static void a_family_that_did_not_attach_is_no_verdict_and_a_junit_error(void **
 	assert_contains(out_text, "SKIPPED  lookup.violations  the lookup family is not in gate "
 			"--families\n");
 	assert_int_equal(permscope("gate", "-b", fast, "-n", fast, "--families", "all", NULL), 3);
-	assert_contains(out_text, "gate: 2 passed, 0 failed, 3 without verdict, 0 skipped\n");
+	/* but not the cred layout, which no family holds and neither profile kept */
+	assert_contains(out_text, "gate: 2 passed, 0 failed, 3 without verdict, 1 skipped\n");
 	assert_int_equal(permscope("gate", "-b", fast, "-n", fast, "--families", "dcache", NULL), 2);
 	assert_contains(err_text, "unknown family 'dcache'");
 }
@@ -397,6 +475,7 @@ int main(void)
 		cmocka_unit_test(nothing_judged_is_no_verdict),
 		cmocka_unit_test(the_default_gate_on_access_profiles_passes_with_the_rest_skipped),
 		cmocka_unit_test(a_gate_whose_every_rule_is_skipped_has_no_verdict),
+		cmocka_unit_test(the_cred_refcount_line_is_judged_against_the_base),
 		cmocka_unit_test(a_family_that_did_not_attach_is_no_verdict_and_a_junit_error),
 		cmocka_unit_test(allow_mode_mismatch_judges_across_modes_and_says_so),
 		cmocka_unit_test(the_text_fits_100_columns_with_long_reasons_wrapped),

@@ -17,6 +17,9 @@
 
 #include "profile.h"
 
+/* The cred refcount line the next recording() keeps; -1: none, as before it was kept. */
+static int next_cred_line = -1;
+
 /* One recording of N fast access calls: on KERNEL and HOST, of COMMAND, started at second S. */
 static const char *recording(const char *name, const char *kernel, const char *host,
 			     const char *command, int s, int n)
@@ -43,6 +46,8 @@ static const char *recording(const char *name, const char *kernel, const char *h
 	p.access.latency[ACCESS_FAST].sum = 700ULL * n;
 	p.fam[FAMILY_EXEC].status = FAMILY_NOT_REQUESTED;
 	p.fam[FAMILY_LOOKUP].status = FAMILY_NOT_REQUESTED;
+	p.cred_line_kept = next_cred_line >= 0;
+	p.cred_line = next_cred_line >= 0 ? (enum cred_layout_answer)next_cred_line : 0;
 	assert_int_equal(profile_write(&p, path), 0);
 	p.command = NULL; /* argv is ours */
 	profile_free(&p);
@@ -82,6 +87,48 @@ static void recordings_of_one_workload_merge_and_are_kept(void **state)
 	read_ok(abc, &m);
 	assert_int_equal(m.nrecordings, 3);
 	profile_free(&m);
+}
+
+/*
+ * One kernel build has one cred layout: runs that agree keep it; runs that
+ * say two things of it (kernels mixed, or a run from before it was kept)
+ * make it unknown, which the gate judges as no verdict, never a pass.
+ */
+static void the_cred_refcount_line_is_kept_only_where_the_runs_agree(void **state)
+{
+	const char *a, *b, *c, *d, *m2 = tmp_path("m.json");
+	struct profile m;
+
+	(void)state;
+	next_cred_line = CRED_LAYOUT_SEPARATED;
+	a = recording("a.json", "7.2.0", "web-1", "/bin/true", 0, 100);
+	b = recording("b.json", "7.2.0", "web-1", "/bin/true", 10, 110);
+	next_cred_line = CRED_LAYOUT_SHARES;
+	c = recording("c.json", "7.3.0", "web-1", "/bin/true", 20, 120);
+	next_cred_line = -1;
+	d = recording("d.json", "7.2.0", "web-1", "/bin/true", 30, 130);
+	assert_int_equal(permscope("merge", a, b, "-o", m2, NULL), 0);
+	read_ok(m2, &m);
+	assert_true(m.cred_line_kept);
+	assert_int_equal(m.cred_line, CRED_LAYOUT_SEPARATED);
+	profile_free(&m);
+	assert_int_equal(permscope("gate", a, m2, NULL), 0);
+	assert_contains(out_text, "PASS  cred.refcount_shares_line  new 0  base 0");
+	/* with a run that predates the layout: unknown */
+	assert_int_equal(permscope("merge", a, d, "-o", m2, NULL), 0);
+	read_ok(m2, &m);
+	assert_true(m.cred_line_kept);
+	assert_int_equal(m.cred_line, CRED_LAYOUT_UNKNOWN);
+	profile_free(&m);
+	/* kernels mixed, their layouts two: unknown, and no verdict */
+	assert_int_equal(permscope("merge", a, c, "--allow-mixed", "-o", m2, NULL), 0);
+	read_ok(m2, &m);
+	assert_int_equal(m.cred_line, CRED_LAYOUT_UNKNOWN);
+	profile_free(&m);
+	assert_int_equal(permscope("gate", a, m2, NULL), 3);
+	gate_unwrap();
+	assert_contains(out_text, "NO-VERDICT  cred.refcount_shares_line  struct cred's layout is "
+			"unknown in the new profile");
 }
 
 /* One recording twice, in any disguise: exit 2, both named, nothing written. */
@@ -221,6 +268,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(recordings_of_one_workload_merge_and_are_kept),
 		cmocka_unit_test(one_recording_twice_is_refused),
+		cmocka_unit_test(the_cred_refcount_line_is_kept_only_where_the_runs_agree),
 		cmocka_unit_test(old_merged_runs_twice_are_told_by_their_metrics),
 		cmocka_unit_test(mixed_runs_are_refused_unless_allowed_and_then_said),
 		cmocka_unit_test(the_reader_refuses_bad_recordings),

@@ -283,6 +283,51 @@ static void clocksource_is_optional_and_marks_a_coarse_clock(void **state)
 	profile_free(&p);
 }
 
+/*
+ * host.cred_refcount_line: each of check's three words round-trips; absent
+ * (a profile from before it was kept) reads as not kept, which no word
+ * stands for; anything else is refused, named.
+ */
+static void cred_refcount_line_is_optional_and_one_of_three_words(void **state)
+{
+	struct profile p, back;
+	char err[512] = "", *text, *at;
+
+	(void)state;
+	build_full_profile(&p);
+	p.cred_line_kept = true;
+	for (int a = 0; a < 3; a++) {
+		p.cred_line = (enum cred_layout_answer)a;
+		text = profile_to_json(&p);
+		assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), 0);
+		assert_true(back.cred_line_kept);
+		assert_int_equal(back.cred_line, a);
+		profile_free(&back);
+		free(text);
+	}
+	p.cred_line_kept = false;
+	text = profile_to_json(&p);
+	assert_not_contains(text, "cred_refcount_line");
+	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), 0);
+	assert_false(back.cred_line_kept);
+	profile_free(&back);
+	free(text);
+	p.cred_line_kept = true;
+	p.cred_line = CRED_LAYOUT_SHARES;
+	text = profile_to_json(&p);
+	at = strstr(text, "\"shares\"");
+	assert_non_null(at);
+	memcpy(at, "\"sha\\ne\"", 8); /* a newline in it, as JSON writes one */
+	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), -1);
+	assert_contains(err, "host.cred_refcount_line: expected \"separated\", \"shares\" or "
+			"\"unknown\", found \"sha\\ne\"");
+	memcpy(at, "12345678", 8);
+	assert_int_equal(profile_from_json(text, &back, err, sizeof(err)), -1);
+	assert_contains(err, "host.cred_refcount_line: expected a string, found an integer");
+	free(text);
+	profile_free(&p);
+}
+
 /* TEXT, a profile, with "build" set to BUILD is refused with an error containing WHY. */
 static void assert_build_refused(const char *text, json_t *build, const char *why)
 {
@@ -926,6 +971,7 @@ int main(void)
 		cmocka_unit_test(full_profile_survives_json_round_trip),
 		cmocka_unit_test(a_profile_names_its_build_and_an_old_one_reads_unknown),
 		cmocka_unit_test(clocksource_is_optional_and_marks_a_coarse_clock),
+		cmocka_unit_test(cred_refcount_line_is_optional_and_one_of_three_words),
 		cmocka_unit_test(unavailable_and_not_requested_families_survive_round_trip),
 		cmocka_unit_test(histogram_buckets_are_written_as_log2_ranges),
 		cmocka_unit_test(errno_without_a_glibc_name_keeps_its_own_count),

@@ -67,6 +67,8 @@ static void full_profile(struct profile *p)
 	__u64 v = 1000;
 
 	empty_profile(p);
+	p->cred_line_kept = true;
+	p->cred_line = CRED_LAYOUT_SEPARATED;
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		const struct family_schema *fs = &schema[f];
 
@@ -728,6 +730,41 @@ static void rows_absent_from_the_profile_are_not_exported(void **state)
 }
 
 /* ---- about the recording and the daemon --------------------------------- */
+
+/*
+ * The fourth fast path: one series a state, the one that holds at 1, so
+ * that "unknown" is a state a query sees; none for a profile from before
+ * the layout was kept.
+ */
+static void cred_refcount_line_is_one_series_a_state(void **state)
+{
+	static const char *const want[3][3] = {
+		[CRED_LAYOUT_UNKNOWN] = { "1", "0", "0" },
+		[CRED_LAYOUT_SEPARATED] = { "0", "1", "0" },
+		[CRED_LAYOUT_SHARES] = { "0", "0", "1" },
+	};
+	struct profile p;
+	char *text;
+
+	(void)state;
+	empty_profile(&p);
+	text = render(&p, NULL);
+	assert_not_contains(text, "permscope_cred_refcount_line");
+	free(text);
+	p.cred_line_kept = true;
+	for (int a = 0; a < 3; a++) {
+		p.cred_line = (enum cred_layout_answer)a;
+		text = render(&p, NULL);
+		assert_line(text, "# TYPE permscope_cred_refcount_line gauge");
+		assert_series(text, want[a][0], "permscope_cred_refcount_line", "state", "unknown", NULL);
+		assert_series(text, want[a][1], "permscope_cred_refcount_line", "state", "separated",
+			      NULL);
+		assert_series(text, want[a][2], "permscope_cred_refcount_line", "state", "shares",
+			      NULL);
+		free(text);
+	}
+	profile_free(&p);
+}
 
 static void build_info_start_time_and_losses(void **state)
 {
@@ -1455,6 +1492,7 @@ int main(void)
 		cmocka_unit_test(buckets_option_takes_slot_bounds_and_names_the_nearest_otherwise),
 		cmocka_unit_test(default_buckets_cut_the_series_per_host),
 		cmocka_unit_test(build_info_start_time_and_losses),
+		cmocka_unit_test(cred_refcount_line_is_one_series_a_state),
 		cmocka_unit_test(build_info_names_the_build_version_revision_and_libbpf),
 		cmocka_unit_test(daemon_counters_only_with_a_daemon),
 		cmocka_unit_test(label_values_are_escaped),

@@ -570,6 +570,11 @@ static void check_self_test(int k)
 							      "verdict")), "shares");
 	assert_int_equal(st_count(v, "usage_offset"), 0);
 	json_decref(c);
+	/* and every profile keeps it, from the same BTF, for the gate's cred rule */
+	c = load_json(k, "lookup-tmpfs-lean.json");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(c, "host"),
+							      "cred_refcount_line")), "shares");
+	json_decref(c);
 }
 
 static void bookworm_6_1_self_test_finds_no_fast_path(void **state)

@@ -6,7 +6,9 @@
  * must fail exactly the gate rule it breaks and pass the others; the broken
  * ones must make `permscope verify` exit 1 with samples of the right kind,
  * while the stock kernel's verify stays clean; the cred layout one must
- * change check --btf's verdict and nothing else.  permscope-ab runs them in
+ * change check --btf's verdict and pass the gate, and the one that takes the
+ * refcount's own line back (from a base that has it) must fail the gate's
+ * cred rule alone and be found by bisect.  permscope-ab runs them in
  * the default mode, the one permscope picks for each kernel: fentry on the
  * minimal 6.12 (built without preemption), kprobe on the minimal 7.2
  * (x86 7.0 and later preempt; docs/kernels.md).
@@ -103,8 +105,8 @@ static void gate_fails_only(const char *name, const char *metric)
 				 want, controls, name);
 		failed += !strcmp(v, "fail");
 	}
-	if (i < 5)
-		fail_msg("%s: gate.json judged %zu rules, not the 5 default ones", name, i);
+	if (i < 6)
+		fail_msg("%s: gate.json judged %zu rules, not the 6 default ones", name, i);
 	assert_int_equal(failed, metric ? 1 : 0);
 	assert_int_equal(json_integer_value(json_object_get(g, "exit_status")), metric ? 1 : 0);
 	json_decref(g);
@@ -316,6 +318,49 @@ static void cred_usage_own_cacheline_changes_only_the_layout_verdict(void **stat
 	verify_finds(c, "patched", "default", 0, NULL);
 }
 
+/*
+ * usage back beside uid, against a base whose refcount had a line of its
+ * own: the gate's cred rule fails, and no other; nothing wrong for verify.
+ */
+static void cred_usage_beside_uid_fails_the_cred_rule_only(void **state)
+{
+	const char *c = "cred-usage-beside-uid";
+	char a[128], b[128];
+
+	(void)state;
+	need(c);
+	gate_fails_only(c, "cred.refcount_shares_line");
+	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)), "separated");
+	assert_string_equal(layout_verdict(c, "patched", b, sizeof(b)), "shares");
+	verify_finds(c, "stock", "default", 0, NULL);
+	verify_finds(c, "patched", "default", 0, NULL);
+}
+
+/*
+ * tools/permscope-ab bisect on tests/vm/patches/series-cred-layout (three
+ * patches on a base whose refcount has its own line, the second taking it
+ * back): the second is named, with the cred rule.
+ */
+static void bisect_names_the_patch_that_takes_the_refcount_line_back(void **state)
+{
+	const char *c = "series-cred-layout";
+	char path[PATH_MAX + 64], *text;
+
+	(void)state;
+	need(c);
+	assert_int_equal(ab_status(c), 1);
+	snprintf(path, sizeof(path), "%s/%s/ab.txt", controls, c);
+	text = slurp(path, NULL);
+	assert_non_null(text);
+	assert_contains(text, "step 1/3: 3 patches (0003-");
+	assert_contains(text, ": FAIL (cred.refcount_shares_line)\n");
+	assert_contains(text, "culprit: patch 2 of 3, 0002-");
+	assert_contains(text, "  subject: cred: drop uid's cacheline alignment");
+	assert_contains(text, "    cred.refcount_shares_line  cred.refcount_shares_line <= base: new 1");
+	assert_not_contains(text, "access.unsafe  access.unsafe");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +371,8 @@ int main(void)
 		cmocka_unit_test(exec_enoent_after_mm_fails_enoent_early_share_only),
 		cmocka_unit_test(lookup_ignore_mode_fails_lookup_violations_and_verify),
 		cmocka_unit_test(cred_usage_own_cacheline_changes_only_the_layout_verdict),
+		cmocka_unit_test(cred_usage_beside_uid_fails_the_cred_rule_only),
+		cmocka_unit_test(bisect_names_the_patch_that_takes_the_refcount_line_back),
 	};
 
 	return cmocka_run_group_tests_name("vm-controls", tests, setup, NULL);
