@@ -20,7 +20,8 @@
  *   stores, COUNT, OUTCOME and ERRNOS; a SUM or RATIO is computed by every
  *   reader and never written, so a table naming one is wrong.  Outcomes are
  *   the keys of `outcomes` (and rows of access's outcome table), a group's
- *   rows the keys of its object, as in report.md.
+ *   rows the keys of its object, as in report.md.  These tables are lists
+ *   of keys, "- `KEY` (TYPE): MEANING", each item read as a row.
  * - docs/gate-rules.md, "Metrics": the metric namespace gate checks rule
  *   names against, metrics_schema() (FAMILY.KEY for every row but the
  *   errno table, the latencies, FAMILY.lost), without the [fsname] copies
@@ -94,17 +95,58 @@ static struct region region(struct doc *d, const char *what, const char *from, c
 	return r;
 }
 
-/* The next table row ("| ... |") of `r` after *at (NULL: the first), or NULL. */
+/*
+ * A row is a table row, "| KEY | ... | MEANING |", or an item of a list of
+ * keys, "- `KEY`...: MEANING" at the start of a line, its meaning going on
+ * over the indented lines below it: a table too wide for 100 columns is
+ * written as such a list.
+ */
+static bool is_item(const char *line)
+{
+	return !strncmp(line, "- `", 3);
+}
+
+/* The next row of `r` after *at (NULL: the first), or NULL. */
 static const char *next_row(const struct region *r, const char *at)
 {
 	const char *line = strchr(at ? at : r->from, '\n');
 
 	while (line && ++line < r->to) {
-		if (*line == '|')
+		if (*line == '|' || is_item(line))
 			return line;
 		line = strchr(line, '\n');
 	}
 	return NULL;
+}
+
+/*
+ * An item's cells: its key, from "- " to the first ": " outside `code`, and
+ * its meaning, the rest of the item (to the first line not indented).
+ */
+static bool item_cell(const char *row, int n, const char **start, const char **end)
+{
+	bool code = false;
+	const char *p;
+
+	for (p = row + 2; *p && *p != '\n'; p++) {
+		if (*p == '`')
+			code = !code;
+		if (!code && p[0] == ':' && p[1] == ' ')
+			break;
+	}
+	if (p[0] != ':' || n > 1)
+		return false;
+	if (n == 0) {
+		*start = row + 2;
+		*end = p;
+		return true;
+	}
+	*start = p + 2;
+	for (*end = strchr(p, '\n'); *end && (*end)[1] == ' '; *end = strchr(*end + 1, '\n'))
+		;
+	if (!*end)
+		*end = p + strlen(p);
+	return true;
 }
 
 /* Cell `n` (0: the first) of `row`, [*start, *end); a `|` inside `code` is text. */
@@ -113,6 +155,8 @@ static bool cell(const char *row, int n, const char **start, const char **end)
 	bool code = false;
 	int at = -1;
 
+	if (is_item(row))
+		return item_cell(row, n, start, end);
 	*start = *end = row;
 	for (const char *p = row; *p && *p != '\n'; p++) {
 		if (*p == '`')
