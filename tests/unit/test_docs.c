@@ -120,8 +120,9 @@ static const char *next_row(const struct region *r, const char *at)
 }
 
 /*
- * An item's cells: its key, from "- " to the first ": " outside `code`, and
- * its meaning, the rest of the item (to the first line not indented).
+ * An item's cells: its key, from "- " to the first ":" outside `code` that
+ * ends a word (a blank or the line's end after it), and its meaning, the
+ * rest of the item (to the first line not indented).
  */
 static bool item_cell(const char *row, int n, const char **start, const char **end)
 {
@@ -131,7 +132,7 @@ static bool item_cell(const char *row, int n, const char **start, const char **e
 	for (p = row + 2; *p && *p != '\n'; p++) {
 		if (*p == '`')
 			code = !code;
-		if (!code && p[0] == ':' && p[1] == ' ')
+		if (!code && p[0] == ':' && (p[1] == ' ' || p[1] == '\n'))
 			break;
 	}
 	if (p[0] != ':' || n > 1)
