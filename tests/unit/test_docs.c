@@ -27,8 +27,14 @@
  *   errno table, the latencies, FAMILY.lost), without the [fsname] copies
  *   the text describes once; `{mean,p50,p90,p99}` and OUTCOME stand for
  *   what they list.  Its bench table lists bench_metric_rows' keys.
+ *
+ * And every line of README.md and of every page of docs/ (a new one
+ * included) is at most 100 characters, counted as characters, not bytes
+ * (µ and – are one each): a page reads in a terminal, a diff and an editor
+ * without wrapping.  A table too wide for that is written as a list.
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -639,12 +645,63 @@ static void gate_rules_md_lists_every_metric(void **state)
 	doc_done(&d);
 }
 
+/* ---- every page: no line over 100 characters ------------------------------- */
+
+#define DOC_COLUMNS 100
+
+/* The lines of `name` over DOC_COLUMNS characters, each printed as FILE:LINE. */
+static int long_lines(const char *name)
+{
+	struct doc d;
+	int n = 0, line = 1;
+
+	doc_load(&d, name);
+	for (const char *p = d.text; *p; line++) {
+		size_t chars = 0;
+
+		for (; *p && *p != '\n'; p++)
+			chars += ((unsigned char)*p & 0xc0) != 0x80; /* a UTF-8 character's first byte */
+		if (chars > DOC_COLUMNS) {
+			print_error("%s:%d: %zu characters (at most %d)\n", name, line, chars,
+				    DOC_COLUMNS);
+			n++;
+		}
+		if (*p)
+			p++;
+	}
+	free(d.text);
+	return n;
+}
+
+static void no_line_over_100_characters(void **state)
+{
+	char *pattern;
+	glob_t g;
+	int n = 0;
+	size_t top;
+
+	(void)state;
+	assert_true(asprintf(&pattern, "%s/../../../docs/*.md", testdata_dir()) > 0);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_true(g.gl_pathc > 0);
+	top = strlen(pattern) - strlen("docs/*.md");
+	n += long_lines("README.md");
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		n += long_lines(g.gl_pathv[i] + top); /* "docs/NAME.md" */
+	globfree(&g);
+	free(pattern);
+	if (n)
+		fail_msg("%d line(s) over %d characters (above): rewrap them, or make a wide table "
+			 "a list", n, DOC_COLUMNS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_md_lists_every_counter),
 		cmocka_unit_test(profile_format_md_lists_every_stored_counter),
 		cmocka_unit_test(gate_rules_md_lists_every_metric),
+		cmocka_unit_test(no_line_over_100_characters),
 	};
 
 	return cmocka_run_group_tests_name("docs", tests, NULL, NULL);
