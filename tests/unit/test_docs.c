@@ -601,7 +601,7 @@ static void gate_rules_md_lists_every_metric(void **state)
 
 	(void)state;
 	doc_load(&d, "docs/gate-rules.md");
-	/* the first cells of every table from "## Metrics" to the bench section */
+	/* the first cells (the keys) of every table and list from "## Metrics" to the bench section */
 	r = region(&d, "Metrics", "## Metrics", "### `bench.*`");
 	for (const char *row = next_row(&r, NULL); row; row = next_row(&r, row)) {
 		const char *s, *e;
