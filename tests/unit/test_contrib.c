@@ -6,8 +6,8 @@
  * - promtool check rules accepts the rules file, every rule counted, and
  *   promtool test rules passes its unit tests, which cover every rule;
  * - one fact, one place: each recording rule's expression is the one of
- *   docs/metrics.md's "Derived values" table, and the page's table of
- *   alerts names the file's alerts with the same expressions;
+ *   docs/metrics.md's "Derived values", and the page's list of alerts
+ *   names the file's alerts with the same expressions;
  * - every dashboard query parses (promtool, as a recording rule), reads
  *   only metrics docs/metrics.md documents, and filters on $instance; each
  *   panel asks the dashboard's data source variable.
@@ -229,39 +229,10 @@ static void promtool_unit_tests_cover_every_rule(void **state)
 
 /* ---- one fact, one place: the rules and docs/metrics.md ------------------ */
 
-/*
- * The cells of the table row LINE ("| a | b |"), cut in place; a `\|`
- * inside a cell is Markdown's escaped '|', kept as '|'.  Returns how many.
- */
-static int table_cells(char *line, char **cells, int most)
+/* The text between the first pair of backquotes of TEXT, in place. */
+static char *ticked(char *text)
 {
-	int n = 0;
-	char *w, *c;
-
-	if (line[0] != '|')
-		return 0;
-	for (c = line + 1; *c && n < most;) {
-		while (*c == ' ')
-			c++;
-		cells[n] = w = c;
-		for (; *c && !(*c == '|' && c[-1] != '\\'); c++)
-			if (!(c[0] == '\\' && c[1] == '|'))
-				*w++ = *c;
-		while (w > cells[n] && w[-1] == ' ')
-			w--;
-		if (!*c)
-			break;
-		*w = 0;
-		c++;
-		n++;
-	}
-	return n;
-}
-
-/* The text between the first pair of backquotes of CELL, in place. */
-static char *ticked(char *cell)
-{
-	char *a = strchr(cell, '`'), *b = a ? strchr(a + 1, '`') : NULL;
+	char *a = strchr(text, '`'), *b = a ? strchr(a + 1, '`') : NULL;
 
 	if (!b)
 		return NULL;
@@ -269,8 +240,11 @@ static char *ticked(char *cell)
 	return a + 1;
 }
 
-/* The table rows of docs/metrics.md's section HEADING, one call each. */
-static char *section_rows(char *doc, const char *heading, char **save)
+/*
+ * The lines of docs/metrics.md's section HEADING, to the next heading, one
+ * call each (NULL: the next one); blank lines skipped.
+ */
+static char *section_line(char *doc, const char *heading, char **save)
 {
 	char *line;
 
@@ -281,44 +255,54 @@ static char *section_rows(char *doc, const char *heading, char **save)
 			fail_msg("docs/metrics.md has no section \"%s\"", heading);
 		doc = at + strlen(heading);
 	}
-	for (line = strtok_r(doc, "\n", save); line; line = strtok_r(NULL, "\n", save)) {
-		if (line[0] == '#')
-			return NULL;
-		if (!strncmp(line, "| ", 2) && strncmp(line, "| --- |", 7) &&
-		    strncmp(line + 2, "value |", 7) && strncmp(line + 2, "alert |", 7))
-			return line;
-	}
-	return NULL;
+	line = strtok_r(doc, "\n", save);
+	return line && line[0] != '#' ? line : NULL;
 }
 
 /*
- * Each row of "Derived values" has its recording rule,
- * permscope:FAMILY_VALUE:rate5m (VALUE with '.' made '_'; FAMILY.latency.p99
- * for access and exec; FAMILY bpf for the --bpf-stats programs' counters),
- * with the same expression; and every recording rule is such a row.
+ * Each value of "Derived values", a line naming it ("`VALUE`:", "access
+ * `calls`:") and the ```promql block of its expression, has its recording
+ * rule, permscope:FAMILY_VALUE:rate5m (VALUE with '.' made '_';
+ * FAMILY.latency.p99 for access and exec; FAMILY bpf for the --bpf-stats
+ * programs' counters), with the same expression; and every recording rule
+ * is such a value.
  */
 static void the_recording_rules_are_the_docs_derived_values(void **state)
 {
-	char *doc = read_top("docs/metrics.md"), *save = NULL, *line;
+	char *doc = read_top("docs/metrics.md"), *save = NULL, *line, *label = NULL;
 	struct rule *rules;
 	size_t n = read_rules(&rules), records = 0, matched = 0;
 
 	(void)state;
 	for (size_t i = 0; i < n; i++)
 		records += !strcmp(rules[i].kind, "record");
-	for (line = section_rows(doc, "\n### Derived values\n", &save); line;
-	     line = section_rows(NULL, NULL, &save)) {
-		char *cells[4], *value, *expr;
+	for (line = section_line(doc, "\n### Derived values\n", &save); line;
+	     line = section_line(NULL, NULL, &save)) {
+		char *value, *expr = NULL, *block;
+		size_t expr_len = 0;
 		const char *family = NULL;
+		FILE *e;
 
-		if (table_cells(line, cells, 4) != 2)
-			fail_msg("docs/metrics.md, Derived values: a row of %d cells", 2);
-		if (!strncmp(cells[0], "access ", 7) || !strncmp(cells[0], "exec ", 5))
-			family = cells[0][0] == 'a' ? "access" : "exec";
-		value = ticked(cells[0]);
-		expr = ticked(cells[1]);
+		if (strcmp(line, "```promql")) {
+			label = line;
+			continue;
+		}
+		/* the block: its lines to the closing ``` */
+		e = open_memstream(&expr, &expr_len);
+		assert_non_null(e);
+		while ((block = strtok_r(NULL, "\n", &save)) && strcmp(block, "```"))
+			fprintf(e, "%s\n", block);
+		assert_int_equal(fclose(e), 0);
+		if (!block)
+			fail_msg("docs/metrics.md, Derived values: a ```promql block never closed");
+		if (!label || label[strlen(label) - 1] != ':')
+			fail_msg("docs/metrics.md, Derived values: a ```promql block after no "
+				 "\"`VALUE`:\" line:\n%s", expr);
+		if (!strncmp(label, "access ", 7) || !strncmp(label, "exec ", 5))
+			family = label[0] == 'a' ? "access" : "exec";
+		value = ticked(label);
+		label = NULL;
 		assert_non_null(value);
-		assert_non_null(expr);
 		for (int k = 0; k < 2; k++) {
 			char name[160], *want, *fam_expr = NULL;
 			const struct rule *r;
@@ -355,46 +339,73 @@ static void the_recording_rules_are_the_docs_derived_values(void **state)
 			free(want);
 			free(fam_expr);
 		}
+		free(expr);
 	}
-	print_message("  %zu recording rules, each a row of Derived values\n", matched);
+	print_message("  %zu recording rules, each a value of Derived values\n", matched);
 	assert_int_equal(matched, records);
 	free_rules(rules, n);
 	free(doc);
 }
 
-/* docs/metrics.md's table of alerts is the file's alerts, expressions included. */
+/*
+ * docs/metrics.md's list of alerts is the file's alerts, expressions
+ * included: an item "- `NAME`, SEVERITY: fires when `EXPR`. MEANING" and
+ * its indented lines.
+ */
 static void the_docs_alerts_are_the_rules_alerts(void **state)
 {
 	char *doc = read_top("docs/metrics.md"), *save = NULL, *line;
 	struct rule *rules;
 	size_t n = read_rules(&rules), alerts = 0, matched = 0;
+	char *item = NULL;
+	size_t item_len = 0;
+	FILE *f = NULL;
 
 	(void)state;
 	for (size_t i = 0; i < n; i++)
 		alerts += !strcmp(rules[i].kind, "alert");
-	for (line = section_rows(doc, "\n### Alerts\n", &save); line;
-	     line = section_rows(NULL, NULL, &save)) {
-		char *cells[5], *name, *expr, *want;
+	line = section_line(doc, "\n### Alerts\n", &save);
+	for (;; line = section_line(NULL, NULL, &save)) {
+		char *name, *expr, *want, *when;
 		const struct rule *r;
 
-		if (table_cells(line, cells, 5) != 4)
-			fail_msg("docs/metrics.md, Alerts: a row of other than 4 cells");
-		name = ticked(cells[0]);
-		expr = ticked(cells[1]);
-		assert_non_null(name);
-		assert_non_null(expr);
-		r = find_rule(rules, n, name);
-		if (!r || strcmp(r->kind, "alert"))
-			fail_msg("docs/metrics.md lists alert %s, which %s does not have", name, RULES);
-		want = squeeze(expr);
-		if (strcmp(r->expr, want))
-			fail_msg("%s: %s is\n  %s\nbut docs/metrics.md says\n  %s", RULES, name, r->expr,
-				 want);
-		free(want);
-		matched++;
+		if (line && line[0] == ' ' && f) { /* the item goes on */
+			fprintf(f, " %s", line + strspn(line, " "));
+			continue;
+		}
+		if (f) { /* an item ends */
+			assert_int_equal(fclose(f), 0);
+			f = NULL;
+			when = strstr(item, ": fires when `");
+			name = ticked(item);
+			if (!name || !when)
+				fail_msg("docs/metrics.md, Alerts: not \"- `NAME`, SEVERITY: fires when "
+					 "`EXPR`. ...\": %s", item);
+			expr = ticked(when);
+			assert_non_null(expr);
+			r = find_rule(rules, n, name);
+			if (!r || strcmp(r->kind, "alert"))
+				fail_msg("docs/metrics.md lists alert %s, which %s does not have", name,
+					 RULES);
+			want = squeeze(expr);
+			if (strcmp(r->expr, want))
+				fail_msg("%s: %s is\n  %s\nbut docs/metrics.md says\n  %s", RULES, name,
+					 r->expr, want);
+			free(want);
+			free(item);
+			item = NULL;
+			matched++;
+		}
+		if (!line)
+			break;
+		if (!strncmp(line, "- ", 2)) {
+			f = open_memstream(&item, &item_len);
+			assert_non_null(f);
+			fputs(line, f);
+		}
 	}
 	if (matched != alerts)
-		fail_msg("%s has %zu alerts, docs/metrics.md's table %zu", RULES, alerts, matched);
+		fail_msg("%s has %zu alerts, docs/metrics.md's list %zu", RULES, alerts, matched);
 	free_rules(rules, n);
 	free(doc);
 }
@@ -583,7 +594,7 @@ static void the_dashboard_reads_only_documented_metrics(void **state)
 					if (nl > sl && !strcmp(name + nl - sl, suffixes[k]))
 						name[nl - sl] = 0;
 				}
-				snprintf(row, sizeof(row), "| `%s` |", name);
+				snprintf(row, sizeof(row), "\n- `%s` (", name);
 				known = strstr(doc, row) != NULL;
 			} else if (!strncmp(name, "permscope:", 10)) {
 				known = find_rule(rules, nrules, name) != NULL;

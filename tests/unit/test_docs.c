@@ -20,14 +20,21 @@
  *   stores, COUNT, OUTCOME and ERRNOS; a SUM or RATIO is computed by every
  *   reader and never written, so a table naming one is wrong.  Outcomes are
  *   the keys of `outcomes` (and rows of access's outcome table), a group's
- *   rows the keys of its object, as in report.md.
+ *   rows the keys of its object, as in report.md.  These tables are lists
+ *   of keys, "- `KEY` (TYPE): MEANING", each item read as a row.
  * - docs/gate-rules.md, "Metrics": the metric namespace gate checks rule
  *   names against, metrics_schema() (FAMILY.KEY for every row but the
  *   errno table, the latencies, FAMILY.lost), without the [fsname] copies
  *   the text describes once; `{mean,p50,p90,p99}` and OUTCOME stand for
  *   what they list.  Its bench table lists bench_metric_rows' keys.
+ *
+ * And every line of README.md and of every page of docs/ (a new one
+ * included) is at most 100 characters, counted as characters, not bytes
+ * (µ and – are one each): a page reads in a terminal, a diff and an editor
+ * without wrapping.  A table too wide for that is written as a list.
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,17 +101,59 @@ static struct region region(struct doc *d, const char *what, const char *from, c
 	return r;
 }
 
-/* The next table row ("| ... |") of `r` after *at (NULL: the first), or NULL. */
+/*
+ * A row is a table row, "| KEY | ... | MEANING |", or an item of a list of
+ * keys, "- `KEY`...: MEANING" at the start of a line, its meaning going on
+ * over the indented lines below it: a table too wide for 100 columns is
+ * written as such a list.
+ */
+static bool is_item(const char *line)
+{
+	return !strncmp(line, "- `", 3);
+}
+
+/* The next row of `r` after *at (NULL: the first), or NULL. */
 static const char *next_row(const struct region *r, const char *at)
 {
 	const char *line = strchr(at ? at : r->from, '\n');
 
 	while (line && ++line < r->to) {
-		if (*line == '|')
+		if (*line == '|' || is_item(line))
 			return line;
 		line = strchr(line, '\n');
 	}
 	return NULL;
+}
+
+/*
+ * An item's cells: its key, from "- " to the first ":" outside `code` that
+ * ends a word (a blank or the line's end after it), and its meaning, the
+ * rest of the item (to the first line not indented).
+ */
+static bool item_cell(const char *row, int n, const char **start, const char **end)
+{
+	bool code = false;
+	const char *p;
+
+	for (p = row + 2; *p && *p != '\n'; p++) {
+		if (*p == '`')
+			code = !code;
+		if (!code && p[0] == ':' && (p[1] == ' ' || p[1] == '\n'))
+			break;
+	}
+	if (p[0] != ':' || n > 1)
+		return false;
+	if (n == 0) {
+		*start = row + 2;
+		*end = p;
+		return true;
+	}
+	*start = p + 2;
+	for (*end = strchr(p, '\n'); *end && (*end)[1] == ' '; *end = strchr(*end + 1, '\n'))
+		;
+	if (!*end)
+		*end = p + strlen(p);
+	return true;
 }
 
 /* Cell `n` (0: the first) of `row`, [*start, *end); a `|` inside `code` is text. */
@@ -113,6 +162,8 @@ static bool cell(const char *row, int n, const char **start, const char **end)
 	bool code = false;
 	int at = -1;
 
+	if (is_item(row))
+		return item_cell(row, n, start, end);
 	*start = *end = row;
 	for (const char *p = row; *p && *p != '\n'; p++) {
 		if (*p == '`')
@@ -550,7 +601,7 @@ static void gate_rules_md_lists_every_metric(void **state)
 
 	(void)state;
 	doc_load(&d, "docs/gate-rules.md");
-	/* the first cells of every table from "## Metrics" to the bench section */
+	/* the first cells (the keys) of every table and list from "## Metrics" to the bench section */
 	r = region(&d, "Metrics", "## Metrics", "### `bench.*`");
 	for (const char *row = next_row(&r, NULL); row; row = next_row(&r, row)) {
 		const char *s, *e;
@@ -594,12 +645,63 @@ static void gate_rules_md_lists_every_metric(void **state)
 	doc_done(&d);
 }
 
+/* ---- every page: no line over 100 characters ------------------------------- */
+
+#define DOC_COLUMNS 100
+
+/* The lines of `name` over DOC_COLUMNS characters, each printed as FILE:LINE. */
+static int long_lines(const char *name)
+{
+	struct doc d;
+	int n = 0, line = 1;
+
+	doc_load(&d, name);
+	for (const char *p = d.text; *p; line++) {
+		size_t chars = 0;
+
+		for (; *p && *p != '\n'; p++)
+			chars += ((unsigned char)*p & 0xc0) != 0x80; /* a UTF-8 character's first byte */
+		if (chars > DOC_COLUMNS) {
+			print_error("%s:%d: %zu characters (at most %d)\n", name, line, chars,
+				    DOC_COLUMNS);
+			n++;
+		}
+		if (*p)
+			p++;
+	}
+	free(d.text);
+	return n;
+}
+
+static void no_line_over_100_characters(void **state)
+{
+	char *pattern;
+	glob_t g;
+	int n = 0;
+	size_t top;
+
+	(void)state;
+	assert_true(asprintf(&pattern, "%s/../../../docs/*.md", testdata_dir()) > 0);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_true(g.gl_pathc > 0);
+	top = strlen(pattern) - strlen("docs/*.md");
+	n += long_lines("README.md");
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		n += long_lines(g.gl_pathv[i] + top); /* "docs/NAME.md" */
+	globfree(&g);
+	free(pattern);
+	if (n)
+		fail_msg("%d line(s) over %d characters (above): rewrap them, or make a wide table "
+			 "a list", n, DOC_COLUMNS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_md_lists_every_counter),
 		cmocka_unit_test(profile_format_md_lists_every_stored_counter),
 		cmocka_unit_test(gate_rules_md_lists_every_metric),
+		cmocka_unit_test(no_line_over_100_characters),
 	};
 
 	return cmocka_run_group_tests_name("docs", tests, NULL, NULL);

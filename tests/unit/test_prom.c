@@ -1275,9 +1275,37 @@ static void a_windowed_family_says_how_long_it_watched(void **state)
 /* ---- docs/metrics.md ----------------------------------------------------- */
 
 /*
+ * The entry of metric NAME in docs/metrics.md's lists, a copy: the item
+ * "- `NAME` (TYPE; labels `A`, `B`): MEANING" with its continuation lines
+ * (indented), or NULL.  *head_len is the length of "- `NAME` (...)".
+ */
+static char *metric_entry(const char *doc, const char *name, size_t *head_len)
+{
+	char start[160], *entry, *close;
+	const char *at, *end;
+
+	snprintf(start, sizeof(start), "\n- `%s` (", name);
+	at = strstr(doc, start);
+	if (!at)
+		return NULL;
+	at++;
+	for (end = strchr(at, '\n'); end && end[1] == ' '; end = strchr(end + 1, '\n'))
+		;
+	entry = end ? strndup(at, end - at) : strdup(at);
+	assert_non_null(entry);
+	close = strstr(entry, "):");
+	if (!close)
+		fail_msg("docs/metrics.md: the entry of %s is not \"- `%s` (TYPE; labels ...): "
+			 "MEANING\"", name, name);
+	*head_len = close + 1 - entry;
+	return entry;
+}
+
+/*
  * Every metric the renderer writes for a profile where everything recorded
- * has a row in docs/metrics.md's tables, "| `NAME` |", naming each label its
- * series carry as `LABEL`, and no row documents a metric that is not made.
+ * has an entry in docs/metrics.md's lists, "- `NAME` (TYPE; labels `LABEL`,
+ * ...): MEANING", whose brackets give its type and each label its series
+ * carry, and no entry documents a metric that is not made.
  */
 static void every_metric_is_documented(void **state)
 {
@@ -1298,18 +1326,19 @@ static void every_metric_is_documented(void **state)
 	names = metric_names(text, &types);
 	assert_non_null(names[0]);
 	for (size_t i = 0; names[i]; i++) {
-		char row[160], *at, *eol;
+		char *at, type[32];
+		size_t head;
 		struct sample s;
 
-		snprintf(row, sizeof(row), "| `%s` |", names[i]);
-		at = strstr(doc, row);
+		at = metric_entry(doc, names[i], &head);
 		if (!at)
-			fail_msg("docs/metrics.md has no row \"%s\"", row);
-		eol = strchr(at, '\n');
-		assert_non_null(eol);
-		*eol = 0;
-		if (!strstr(at, types[i]))
-			fail_msg("docs/metrics.md: %s is a %s, its row does not say so", names[i],
+			fail_msg("docs/metrics.md has no entry \"- `%s` (%s; labels ...): ...\"",
+				 names[i], types[i]);
+		at[head] = 0; /* the brackets: type and labels */
+		snprintf(type, sizeof(type), "(%s", types[i]);
+		if (strncmp(strchr(at, '('), type, strlen(type)) ||
+		    !strchr(";)", strchr(at, '(')[strlen(type)]))
+			fail_msg("docs/metrics.md: %s is a %s, its entry does not say so", names[i],
 				 types[i]);
 		/* the labels of its first series */
 		for (const char *l = strstr(text, "\n# TYPE "); l; l = strstr(l + 1, "\n# TYPE ")) {
@@ -1321,21 +1350,22 @@ static void every_metric_is_documented(void **state)
 			for (int k = 0; k < s.nlabels; k++) {
 				snprintf(label, sizeof(label), "`%s`", s.label[k]);
 				if (!strstr(at, label))
-					fail_msg("docs/metrics.md: the row of %s does not name its "
-						 "label %s", names[i], label);
+					fail_msg("docs/metrics.md: the entry of %s does not name its "
+						 "label %s in its brackets", names[i], label);
 			}
 			break;
 		}
-		*eol = '\n';
+		free(at);
 	}
 	/*
-	 * The values of a group's label and of outcome, in the row of their
+	 * The values of a group's label and of outcome, in the entry of their
 	 * metric (`acl` or reason="acl"); each derived row in "Derived values".
 	 */
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		for (int i = 0; i < schema[f].nrows; i++) {
 			const struct schema_row *r = &schema[f].rows[i];
-			char row[160], tick[64], quoted[64], *at, *eol;
+			char name[160], tick[64], quoted[64], *at;
+			size_t head;
 
 			if (r->kind == ROW_SUM || r->kind == ROW_RATIO) {
 				snprintf(tick, sizeof(tick), "`%s`", r->name);
@@ -1346,36 +1376,36 @@ static void every_metric_is_documented(void **state)
 				continue;
 			}
 			if (r->kind == ROW_COUNT && r->group)
-				snprintf(row, sizeof(row), "| `permscope_%s_%s_total` |", schema[f].name,
+				snprintf(name, sizeof(name), "permscope_%s_%s_total", schema[f].name,
 					 r->group);
 			else if (r->kind == ROW_OUTCOME)
-				snprintf(row, sizeof(row), "| `permscope_%s_%s_total` |", schema[f].name,
+				snprintf(name, sizeof(name), "permscope_%s_%s_total", schema[f].name,
 					 schema[f].rows[schema[f].events].name);
 			else
 				continue;
-			at = strstr(doc, row);
+			at = metric_entry(doc, name, &head);
 			assert_non_null(at);
-			eol = strchr(at, '\n');
-			*eol = 0;
 			snprintf(tick, sizeof(tick), "`%s`", r->name);
 			snprintf(quoted, sizeof(quoted), "=\"%s\"", r->name);
-			if (!strstr(at, tick) && !strstr(at, quoted))
-				fail_msg("docs/metrics.md: the row of %s does not say what %s means",
-					 row, tick);
-			*eol = '\n';
+			if (!strstr(at + head, tick) && !strstr(at + head, quoted))
+				fail_msg("docs/metrics.md: the entry of %s does not say what %s means",
+					 name, tick);
+			free(at);
 		}
 	/* and nothing documented that is not made */
-	for (const char *at = strstr(doc, "\n| `permscope_"); at;
-	     at = strstr(at + 1, "\n| `permscope_")) {
-		char name[128];
-		bool made = false;
+	for (const char *const *prefix = (const char *const[]){ "\n- `permscope_",
+								"\n- `process_", NULL };
+	     *prefix; prefix++)
+		for (const char *at = strstr(doc, *prefix); at; at = strstr(at + 1, *prefix)) {
+			char name[128];
+			bool made = false;
 
-		assert_int_equal(sscanf(at, "\n| `%127[a-z_]`", name), 1);
-		for (size_t i = 0; names[i] && !made; i++)
-			made = !strcmp(names[i], name);
-		if (!made)
-			fail_msg("docs/metrics.md documents %s, which is not exported", name);
-	}
+			assert_int_equal(sscanf(at, "\n- `%127[a-z_]`", name), 1);
+			for (size_t i = 0; names[i] && !made; i++)
+				made = !strcmp(names[i], name);
+			if (!made)
+				fail_msg("docs/metrics.md documents %s, which is not exported", name);
+		}
 	free_names(names);
 	free_names(types);
 	free(text);
@@ -1386,8 +1416,8 @@ static void every_metric_is_documented(void **state)
 
 /*
  * Every PromQL expression of docs/metrics.md parses: each ```promql block
- * and each expression of the "Derived values" table (FAMILY read as access)
- * becomes a recording rule; promtool check rules must accept them, every
+ * (in "Derived values", one a value, FAMILY read as access) becomes a
+ * recording rule; promtool check rules must accept them, every
  * rule counted.  The alerts live in contrib/prometheus/permscope.rules.yml,
  * which test_contrib checks (and checks the page's table of them against).
  */
@@ -1395,7 +1425,7 @@ static void the_promql_in_the_docs_parses(void **state)
 {
 	const char *tool = promtool_bin();
 	char *path, *doc, *line, *save = NULL, *rules = NULL;
-	size_t rules_len = 0, nrules = 0;
+	size_t rules_len = 0, nrules = 0, nderived = 0;
 	FILE *r;
 	enum { TEXT, PROMQL, OTHER } in = TEXT;
 	bool derived = false;
@@ -1418,13 +1448,24 @@ static void the_promql_in_the_docs_parses(void **state)
 		if (in != TEXT) {
 			if (!strcmp(line, "```"))
 				in = TEXT;
-			else if (in == PROMQL)
-				fprintf(r, "          %s\n", line);
+			else if (in == PROMQL) {
+				fputs("          ", r);
+				for (const char *c = line; *c; c++)
+					if (derived && !strncmp(c, "FAMILY", 6)) {
+						fputs("access", r);
+						c += 5;
+					} else {
+						fputc(*c, r);
+					}
+				fputc('\n', r);
+			}
 			continue;
 		}
 		if (!strcmp(line, "```promql")) {
 			in = PROMQL;
-			fprintf(r, "      - record: docs_example_%zu\n        expr: |\n", ++nrules);
+			fprintf(r, "      - record: docs_%s_%zu\n        expr: |\n",
+				derived ? "derived" : "example", ++nrules);
+			nderived += derived;
 			continue;
 		}
 		if (!strncmp(line, "```", 3)) { /* a prometheus.yml example */
@@ -1433,32 +1474,11 @@ static void the_promql_in_the_docs_parses(void **state)
 		}
 		if (line[0] == '#')
 			derived = !strcmp(line, "### Derived values");
-		if (derived && !strncmp(line, "| ", 2) && strncmp(line, "| value |", 9) &&
-		    strncmp(line, "| --- |", 7)) {
-			/* | VALUE | `expr` |: the expression runs to the last backquote */
-			char *cell = strstr(line, "` | `"), *end;
-
-			if (!cell)
-				fail_msg("docs/metrics.md, Derived values: no `expression` in %s", line);
-			cell += 5;
-			end = strrchr(cell, '`');
-			assert_non_null(end);
-			fprintf(r, "      - record: docs_derived_%zu\n        expr: |\n          ", ++nrules);
-			for (char *c = cell; c < end; c++) {
-				if (c[0] == '\\' && c[1] == '|')
-					continue;
-				if (!strncmp(c, "FAMILY", 6)) {
-					fputs("access", r);
-					c += 5;
-					continue;
-				}
-				fputc(*c, r);
-			}
-			fputc('\n', r);
-		}
 	}
 	assert_int_equal(fclose(r), 0);
 	assert_true(nrules > 0);
+	if (!nderived)
+		fail_msg("docs/metrics.md, Derived values: no ```promql block");
 	{
 		char *argv[] = { (char *)tool, "check", "rules", (char *)tmp_path("docs.rules.yml"),
 				 NULL };
