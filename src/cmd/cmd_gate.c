@@ -25,7 +25,8 @@
 
 static const char default_rules[] =
 	"# permscope gate's default rules: no violation, and no fast path lost\n"
-	"# against the base profile (1 percentage point of slack on the shares).\n"
+	"# against the base profile (1 percentage point of slack on the shares),\n"
+	"# the cred refcount's cacheline among them.\n"
 	"access.unsafe == 0\n"
 	"access.avoidable_per_call <= base + 0.01\n"
 	"exec.enoent_early_share >= base - 0.01\n"

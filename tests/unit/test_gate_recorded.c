@@ -157,7 +157,7 @@ static void the_default_gate_on_access_profiles_passes_with_the_rest_skipped(voi
 	assert_string_equal(json_string_value(json_object_get(r, "metric")),
 			    "exec.enoent_early_share");
 	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "skipped");
-	assert_int_equal(json_integer_value(json_object_get(r, "line")), 5);
+	assert_int_equal(json_integer_value(json_object_get(r, "line")), 6);
 	assert_string_equal(json_string_value(json_object_get(r, "reason")),
 			    "neither profile was asked to record the exec family");
 	assert_true(json_is_null(json_object_get(r, "new")));

@@ -1294,7 +1294,8 @@ static void gate_fails_bookworm_against_sid_naming_the_lost_fast_paths(void **st
 /*
  * The default rules cover all three families, and each VM profile holds one:
  * the recorded family's rules pass, the others were not asked (SKIPPED),
- * and the gate passes: exit 0.
+ * the cred rule (the layout every profile keeps) passes, and the gate
+ * passes: exit 0.
  */
 static void gate_default_rules_sid_against_sid_pass_what_was_recorded(void **state)
 {
@@ -1303,7 +1304,7 @@ static void gate_default_rules_sid_against_sid_pass_what_was_recorded(void **sta
 	(void)state;
 	NEED(SID);
 	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++) {
-		int n = 0;
+		int n = 0, cred = 0;
 
 		if (run_gate(SID, SID, gated[i].profile, NULL) != 0)
 			fail_msg("gate %s (sid against sid, default rules): expected exit 0:\n%s",
@@ -1321,12 +1322,19 @@ static void gate_default_rules_sid_against_sid_pass_what_was_recorded(void **sta
 					fail_msg("%s: a %s rule did not pass:\n%s", gated[i].profile,
 						 gated[i].family, out_text);
 				n++;
+			} else if (!strncmp(metric, "cred.", 5)) {
+				/* the layout, which every profile keeps: judged, whatever was recorded */
+				if (strncmp(l, "PASS  ", 6))
+					fail_msg("%s: the cred rule did not pass:\n%s", gated[i].profile,
+						 out_text);
+				cred++;
 			} else if (strncmp(l, "SKIPPED  ", 9)) {
 				fail_msg("%s: a rule of a family not asked for was not skipped:\n%s",
 					 gated[i].profile, out_text);
 			}
 		}
 		assert_true(n >= 1);
+		assert_int_equal(cred, 1);
 		assert_not_contains(out_text, "FAIL");
 	}
 }
