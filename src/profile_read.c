@@ -607,17 +607,14 @@ int profile_from_json(const char *text, struct profile *p, char *err, size_t err
 		copy_truncated(p->clocksource, json_string_value(v), sizeof(p->clocksource));
 	/* Optional too: check's fourth row, one of its three words. */
 	v = host ? json_object_get(host, "cred_refcount_line") : NULL;
-	if (v) {
-		int a = json_is_string(v) ? cred_layout_answer_by_name(json_string_value(v)) : -1;
-
-		if (a < 0 && json_is_string(v))
-			fail(&r, "host.cred_refcount_line: expected \"separated\", \"shares\" or "
-			     "\"unknown\", found \"%.40s\"", printable(json_string_value(v)));
-		else if (a < 0)
-			fail(&r, "host.cred_refcount_line: expected a string, found %s",
-			     type_name(v));
-		p->cred_line_kept = a >= 0;
-		p->cred_line = a < 0 ? CRED_LAYOUT_UNKNOWN : (enum cred_layout_answer)a;
+	if (v && !json_is_string(v))
+		fail(&r, "host.cred_refcount_line: expected a string, found %s", type_name(v));
+	else if (v && cred_layout_answer_by_name(json_string_value(v)) < 0)
+		fail(&r, "host.cred_refcount_line: expected \"separated\", \"shares\" or "
+		     "\"unknown\", found \"%.40s\"", printable(json_string_value(v)));
+	else if (v) {
+		p->cred_line_kept = true;
+		p->cred_line = cred_layout_answer_by_name(json_string_value(v));
 	}
 
 	wl = json_object_get(root, "workload");
