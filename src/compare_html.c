@@ -125,27 +125,20 @@ static void metrics_table_html(FILE *out, const struct compare *c, int f)
 
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct compare_row *r = &c->rows[i];
-		char b[64], n[64];
+		struct compare_cells t;
 
 		if (metric_family(r->name) != f)
 			continue;
 		if (!any)
-			fprintf(out, "<table><tr><th>metric</th><th>base</th><th>new</th><th>delta</th>"
+			fprintf(out, "<table><tr><th>metric</th><th>base</th><th>new</th><th>delta</th><th>ratio</th>"
 				"<th>p (%s)</th></tr>\n",
 				c->test == STATS_MANN_WHITNEY ? "Mann-Whitney" : "Welch");
 		any = true;
-		compare_value_text(b, sizeof(b), &r->base, r->in_base);
-		compare_value_text(n, sizeof(n), &r->new, r->in_new);
+		compare_cells(r, CHARSET_UTF8, &t);
 		fputs("<tr><td>", out);
 		esc(out, r->name);
-		fputs("</td><td>", out);
-		esc(out, b);
-		fputs("</td><td>", out);
-		esc(out, n);
-		if (r->in_base && r->in_new)
-			fprintf(out, "</td><td>%s</td>", compare_num(b, sizeof(b), compare_delta(r), true));
-		else
-			fputs("</td><td>-</td>", out);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>", t.base, t.new,
+			t.delta, t.ratio);
 		if (r->tested)
 			fprintf(out, "<td>%s%.3g</td></tr>\n", compare_significant(r) ? "" : "~ ", r->p);
 		else
