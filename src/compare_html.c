@@ -176,7 +176,7 @@ void compare_html(FILE *out, const struct compare *c)
 		html_text(out, s ? c->new_name : c->base_name, 0);
 		fputs("</td><td>kernel ", out);
 		html_text(out, p->kernel_release, 0);
-		fputs("</td><td>", out);
+		fputs("</td><td>host ", out);
 		html_text(out, p->hostname, 0);
 		fputs("</td><td>", out);
 		for (char **a = p->command; a && *a; a++) {

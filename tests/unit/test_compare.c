@@ -191,7 +191,7 @@ static void mann_whitney_replaces_welch_and_every_output_names_it(void **state)
 	free(t);
 	t = render(&p, HTML);
 	assert_contains(t, "<th>p (Mann-Whitney)</th>");
-	assert_contains(t, "mean&plusmn;sd, Mann-Whitney U test;");
+	assert_contains(t, "mean&plusmn;sd over its runs, Mann-Whitney U test;");
 	free(t);
 	free_pair(&p);
 
