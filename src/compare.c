@@ -153,17 +153,43 @@ double compare_delta(const struct compare_row *r)
 	return fabs(d) <= 1e-9 * fmax(fabs(r->new.mean), fabs(r->base.mean)) ? 0 : d;
 }
 
-void compare_value_text(char *buf, size_t len, const struct sample_summary *s, bool present)
+/* "mean±sd", "mean" or "-" of one side. */
+static void value_text(char *buf, size_t len, const struct sample_summary *s, bool present,
+		       bool duration, enum charset cs)
 {
 	char m[24], sd[24];
 
 	if (!present)
 		snprintf(buf, len, "-");
+	else if (duration && s->n > 1)
+		format_duration_pm(buf, len, s->mean, s->stddev, cs);
+	else if (duration)
+		format_duration(buf, len, s->mean, false, cs);
 	else if (s->n > 1)
-		snprintf(buf, len, "%.20s±%.20s", compare_num(m, sizeof(m), s->mean, false),
-			 compare_num(sd, sizeof(sd), s->stddev, false));
+		snprintf(buf, len, "%.20s%s%.20s", compare_num(m, sizeof(m), s->mean, false),
+			 cs == CHARSET_UTF8 ? "±" : "+-", compare_num(sd, sizeof(sd), s->stddev, false));
 	else
 		snprintf(buf, len, "%s", compare_num(m, sizeof(m), s->mean, false));
+}
+
+void compare_cells(const struct compare_row *r, enum charset cs, struct compare_cells *out)
+{
+	bool duration = metric_is_duration(r->name);
+
+	value_text(out->base, sizeof(out->base), &r->base, r->in_base, duration, cs);
+	value_text(out->new, sizeof(out->new), &r->new, r->in_new, duration, cs);
+	snprintf(out->delta, sizeof(out->delta), "-");
+	snprintf(out->ratio, sizeof(out->ratio), "-");
+	if (!r->in_base || !r->in_new)
+		return;
+	if (duration)
+		format_duration(out->delta, sizeof(out->delta), compare_delta(r), true, cs);
+	else
+		compare_num(out->delta, sizeof(out->delta), compare_delta(r), true);
+	if (r->base.mean != 0)
+		snprintf(out->ratio, sizeof(out->ratio), "%.3f", r->new.mean / r->base.mean);
+	else if (r->new.mean == 0)
+		snprintf(out->ratio, sizeof(out->ratio), "1.000");
 }
 
 bool compare_significant(const struct compare_row *r)
@@ -173,56 +199,41 @@ bool compare_significant(const struct compare_row *r)
 
 static void row_text(FILE *out, const struct compare_row *r, const char *label)
 {
-	char b[64], n[64], d[24] = "-", q[16] = "-", sig[24] = "";
+	struct compare_cells t;
+	char sig[24] = "";
 
-	compare_value_text(b, sizeof(b), &r->base, r->in_base);
-	compare_value_text(n, sizeof(n), &r->new, r->in_new);
-	if (r->in_base && r->in_new) {
-		compare_num(d, sizeof(d), compare_delta(r), true);
-		if (r->base.mean != 0)
-			snprintf(q, sizeof(q), "%.3f", r->new.mean / r->base.mean);
-		else if (r->new.mean == 0)
-			snprintf(q, sizeof(q), "1.000");
-		if (r->tested)
-			snprintf(sig, sizeof(sig), compare_significant(r) ? "p=%.3f" : "~ p=%.2f", r->p);
-	}
-	fprintf(out, "  %-24s %13s %13s %9s %6s%s%s\n", label, b, n, d, q, *sig ? " " : "", sig);
-}
-
-
-
-/* A duration for reading: 850 ns, 15.6 us, 1.62 ms. */
-static const char *dur(char *buf, double ns)
-{
-	if (ns < 1000)
-		snprintf(buf, 16, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, 16, "%.3g us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, 16, "%.3g ms", ns / 1e6);
-	else
-		snprintf(buf, 16, "%.3g s", ns / 1e9);
-	return buf;
+	compare_cells(r, text_charset(), &t);
+	if (r->in_base && r->in_new && r->tested)
+		snprintf(sig, sizeof(sig), compare_significant(r) ? "p=%.3f" : "~ p=%.2f", r->p);
+	fprintf(out, "  %-24s ", label);
+	fput_aligned(out, t.base, 13);
+	fputc(' ', out);
+	fput_aligned(out, t.new, 13);
+	fputc(' ', out);
+	fput_aligned(out, t.delta, 9);
+	fprintf(out, " %6s%s%s\n", t.ratio, *sig ? " " : "", sig);
 }
 
 /* Two bars a bucket, base then new, scaled to the largest bucket of both. */
 static void hist_pair_text(FILE *out, const char *title, const struct hist *a,
 			   const struct hist *b)
 {
+	const enum charset cs = text_charset();
 	const int width = 16;
 	int first, last;
-	char t[6][16];
+	char t[6][DURATION_LEN];
 	__u64 max;
 
 	if (!hist_pair_range(a, b, &first, &last, &max))
 		return;
-	fprintf(out, "\n  %s\n  %-19s %8s %-*s %8s\n", title, "ns [lo, hi)", "base", width + 2, "",
+	fprintf(out, "\n  %s\n  %-19s %8s %-*s %8s\n", title, "latency", "base", width + 2, "",
 		"new");
 	for (int i = first; i <= last; i++) {
-		char range[40];
+		char range[2 * DURATION_LEN];
 
-		hist_range(i, range, sizeof(range));
-		fprintf(out, "  %-19s %8llu |", range, (unsigned long long)a->slots[i]);
+		fputs("  ", out);
+		fput_aligned(out, hist_range(i, cs, range, sizeof(range)), -19);
+		fprintf(out, " %8llu |", (unsigned long long)a->slots[i]);
 		for (int j = 0; j < width; j++)
 			fputc(j < bar_length(a->slots[i], max, width) ? '@' : ' ', out);
 		fprintf(out, "| %8llu |", (unsigned long long)b->slots[i]);
@@ -231,9 +242,12 @@ static void hist_pair_text(FILE *out, const char *title, const struct hist *a,
 		fputs("|\n", out);
 	}
 	fprintf(out, "  p50 %s / %s, p90 %s / %s, p99 %s / %s\n",
-		dur(t[0], hist_quantile(a, 0.5)), dur(t[1], hist_quantile(b, 0.5)),
-		dur(t[2], hist_quantile(a, 0.9)), dur(t[3], hist_quantile(b, 0.9)),
-		dur(t[4], hist_quantile(a, 0.99)), dur(t[5], hist_quantile(b, 0.99)));
+		format_duration(t[0], sizeof(t[0]), hist_quantile(a, 0.5), false, cs),
+		format_duration(t[1], sizeof(t[1]), hist_quantile(b, 0.5), false, cs),
+		format_duration(t[2], sizeof(t[2]), hist_quantile(a, 0.9), false, cs),
+		format_duration(t[3], sizeof(t[3]), hist_quantile(b, 0.9), false, cs),
+		format_duration(t[4], sizeof(t[4]), hist_quantile(a, 0.99), false, cs),
+		format_duration(t[5], sizeof(t[5]), hist_quantile(b, 0.99), false, cs));
 }
 
 double compare_fs_ratio(const struct profile *p, const char *fs, enum lookup_row ratio)
@@ -327,8 +341,9 @@ void compare_text(FILE *out, const struct compare *c)
 			" (usage moved off the checks' line)" : "");
 	}
 	if (compare_runs(c->base) > 1 || compare_runs(c->new) > 1)
-		fprintf(out, "  mean±sd over runs; %s, ~ marks p >= %.2f (not significant)\n",
-			stats_test_titles[c->test], STATS_ALPHA);
+		fprintf(out, "  mean%ssd over runs; %s, ~ marks p >= %.2f (not significant)\n",
+			text_charset() == CHARSET_UTF8 ? "±" : "+-", stats_test_titles[c->test],
+			STATS_ALPHA);
 	/* 3 runs against 3 can never be significant by ranks: say so, not just "~" */
 	if (c->test == STATS_MANN_WHITNEY && compare_runs(c->base) > 1 && compare_runs(c->new) > 1 &&
 	    mann_whitney_min_p(compare_runs(c->base), compare_runs(c->new)) >= STATS_ALPHA)

@@ -8,6 +8,7 @@
 
 #include "profile.h"
 #include "stats.h"
+#include "util.h"
 
 #define COMPARE_FORMAT "permscope-compare/1"
 
@@ -49,8 +50,15 @@ const char *compare_num(char *buf, size_t len, double v, bool sign);
  * summed in another order must not print +3.638e-12.
  */
 double compare_delta(const struct compare_row *r);
-/* "mean±sd", "mean" or "-" */
-void compare_value_text(char *buf, size_t len, const struct sample_summary *s, bool present);
+/*
+ * A row's cells as text and HTML print them: base and new ("mean±sd",
+ * "mean" or "-"), delta and ratio ("-" where there is none); a duration
+ * with its unit (format_duration()), other values as compare_num() has them.
+ */
+struct compare_cells {
+	char base[64], new[64], delta[DURATION_LEN], ratio[16];
+};
+void compare_cells(const struct compare_row *r, enum charset cs, struct compare_cells *out);
 /* A lookup ratio row ("did_skip_ratio") of filesystem `fs`, 0 when `p` lacks it. */
 double compare_fs_ratio(const struct profile *p, const char *fs, enum lookup_row ratio);
 

@@ -3,119 +3,97 @@
  * permscope compare --format html: one page that stands alone, the charts
  * as inline SVG (no script, no network), base and new in two colours.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
 #include "hist.h"
+#include "html.h"
 #include "metrics.h"
 
-static void esc(FILE *out, const char *s)
+static const struct chart_series sides[2] = {
+	{ "base", HTML_BASE_COLOUR }, { "new", HTML_NEW_COLOUR },
+};
+
+/* Which colour is which side: its name and kernel. */
+static void legend(FILE *out, const struct compare *c)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
-		}
+	fputs("<p class=\"legend\">", out);
+	for (int s = 0; s < 2; s++) {
+		html_swatch(out, sides[s].colour, s ? "new: " : "base: ");
+		html_text(out, s ? c->new_name : c->base_name, 60);
+		fputs(" (kernel ", out);
+		html_text(out, (s ? c->new : c->base)->kernel_release, 60);
+		fputc(')', out);
 	}
+	fputs("</p>\n", out);
 }
 
-#define BASE_COLOR "#4e79a7"
-#define NEW_COLOR "#f28e2b"
-
-static void legend(FILE *out)
-{
-	fprintf(out, "<p class=\"legend\"><span style=\"background:%s\"></span> base "
-		"<span style=\"background:%s\"></span> new</p>\n", BASE_COLOR, NEW_COLOR);
-}
-
-/* Grouped bars: did skip and would skip %, base and new, per filesystem. */
+/* Did skip and would skip per filesystem, base and new bars in each. */
 static void lookup_svg(FILE *out, const struct compare *c)
 {
-	const int bw = 14, gap = 40, h = 200, top = 20;
-	const char *fss[64];
+	static const char *const panels[] = { "did skip (fast path taken)", "would skip (eligible)" };
+	static const enum lookup_row ratios[] = { L_DID_SKIP_RATIO, L_WOULD_SKIP_RATIO };
+	const char **fss = calloc(c->base->nfs + c->new->nfs + 1, sizeof(*fss));
+	double *v = calloc(4 * (c->base->nfs + c->new->nfs) + 1, sizeof(*v));
 	size_t n = 0;
-	int w;
 
-	for (int s = 0; s < 2; s++) {
+	for (int s = 0; s < 2 && fss && v; s++) {
 		const struct profile *p = s ? c->new : c->base;
 
-		for (size_t i = 0; i < p->nfs && n < 64; i++) {
-			size_t j;
-
-			for (j = 0; j < n && strcmp(fss[j], p->fs[i].name); j++)
-				;
-			if (j == n)
+		for (size_t i = 0; i < p->nfs; i++)
+			if (!s || !profile_find_fs(c->base, p->fs[i].name))
 				fss[n++] = p->fs[i].name;
-		}
 	}
-	if (!n)
-		return;
-	w = 60 + (int)n * (4 * bw + gap);
-	fprintf(out, "<h2>Lookup: did skip and would skip, %% of MAY_EXEC directory checks</h2>\n");
-	legend(out);
-	fprintf(out, "<svg width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"skip ratios per filesystem\">\n",
-		w, h + top + 40);
-	for (int pct = 0; pct <= 100; pct += 25)
-		fprintf(out, "<line x1=\"50\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
-			"<text x=\"45\" y=\"%d\" text-anchor=\"end\" font-size=\"11\">%d%%</text>\n",
-			w, top + h - pct * h / 100, top + h - pct * h / 100, top + h - pct * h / 100 + 4, pct);
-	for (size_t i = 0; i < n; i++) {
-		int x0 = 60 + (int)i * (4 * bw + gap);
-
+	for (size_t g = 0; g < n; g++)
 		for (int k = 0; k < 4; k++) {
 			const struct profile *p = k % 2 ? c->new : c->base;
-			double v = compare_fs_ratio(p, fss[i], k < 2 ? L_DID_SKIP_RATIO :
-								  L_WOULD_SKIP_RATIO);
-			fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"%s>"
-				"<title>%s %s %.1f%%</title></rect>\n", x0 + k * bw, top + h - v * h, bw - 2,
-				v * h, k % 2 ? NEW_COLOR : BASE_COLOR, k < 2 ? "" : " opacity=\"0.5\"",
-				k % 2 ? "new" : "base", k < 2 ? "did skip" : "would skip", 100 * v);
+
+			v[g * 4 + k] = profile_find_fs(p, fss[g]) ?
+				compare_fs_ratio(p, fss[g], ratios[k / 2]) : NAN;
 		}
-		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\">",
-			x0 + 2 * bw, top + h + 16);
-		esc(out, fss[i]);
-		fprintf(out, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">"
-			"did | would</text>\n", x0 + 2 * bw, top + h + 30);
+	if (n) {
+		fputs("<h2>Lookup: did skip and would skip, per filesystem</h2>\n", out);
+		legend(out, c);
+		fputs("<p class=\"note\">Each bar is the share of a filesystem's MAY_EXEC checks on "
+		      "directories. <b>did skip</b>: checks the lookup fast path took, without the full "
+		      "<code>inode_permission()</code>; <b>would skip</b>: checks on directories "
+		      "eligible for it (what a stock kernel would gain). A bar of 0% is a mark on the "
+		      "axis labelled 0%; <i>not seen</i>: that side recorded no check on the "
+		      "filesystem.</p>\n", out);
+		svg_share_bars(out, &(struct share_chart){
+			.label = "did skip and would skip per filesystem, base and new",
+			.axis = "share of MAY_EXEC directory checks", .groups = fss, .ngroups = n,
+			.panels = panels, .npanels = 2, .series = sides, .nseries = 2, .v = v });
 	}
-	fputs("</svg>\n", out);
+	free(fss);
+	free(v);
 }
 
-/* Two histograms overlaid on one log2 axis. */
-static void hist_svg(FILE *out, const char *title, const struct hist *a, const struct hist *b)
+/* One outcome's latency, base and new, with both sides' calls and percentiles. */
+static void hist_figure(FILE *out, enum family_id f, const struct schema_row *r,
+			const struct hist *a, const struct hist *b)
 {
-	const int h = 120, bw = 22, top = 10;
-	int first, last, w;
-	__u64 max;
+	const struct hist *h[2] = { a, b };
+	char label[96], q[2][DURATION_LEN];
 
-	if (!hist_pair_range(a, b, &first, &last, &max))
-		return;
-	w = 20 + (last - first + 1) * bw;
-	fprintf(out, "<figure><figcaption>");
-	esc(out, title);
-	fprintf(out, " &mdash; p50 %.0f / %.0f ns, p99 %.0f / %.0f ns</figcaption>\n"
-		"<svg width=\"%d\" height=\"%d\" role=\"img\">\n", hist_quantile(a, 0.5),
-		hist_quantile(b, 0.5), hist_quantile(a, 0.99), hist_quantile(b, 0.99), w, h + top + 30);
-	for (int i = first; i <= last; i++) {
-		int x = 10 + (i - first) * bw;
-
-		for (int s = 0; s < 2; s++) {
-			__u64 v = (s ? b : a)->slots[i];
-			double hh = (double)v * h / max;
-
-			fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\" "
-				"opacity=\"0.6\"><title>%s [%llu, ...) ns: %llu</title></rect>\n", x,
-				top + h - hh, bw - 2, hh, s ? NEW_COLOR : BASE_COLOR, s ? "new" : "base",
-				(unsigned long long)hist_lo(i), (unsigned long long)v);
-		}
-		if ((i - first) % 2 == 0)
-			fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"9\">2^%d</text>\n", x,
-				top + h + 14, i);
+	fprintf(out, "<figure><figcaption><b>%s, outcome %s</b>", family_name(f), r->name);
+	for (int s = 0; s < 2; s++) {
+		fprintf(out, "%s %s: %llu calls", s ? ";" : " &mdash;", sides[s].name,
+			(unsigned long long)h[s]->count);
+		if (h[s]->count)
+			fprintf(out, ", p50 %s, p99 %s",
+				format_duration(q[0], sizeof(q[0]), hist_quantile(h[s], 0.5), false,
+						CHARSET_UTF8),
+				format_duration(q[1], sizeof(q[1]), hist_quantile(h[s], 0.99), false,
+						CHARSET_UTF8));
 	}
-	fputs("</svg></figure>\n", out);
+	fputs("</figcaption>\n", out);
+	snprintf(label, sizeof(label), "latency of %s, outcome %s, base and new", family_name(f),
+		 r->name);
+	svg_hist(out, &(struct hist_chart){ .label = label, .h = h, .series = sides, .nseries = 2 });
+	fputs("</figure>\n", out);
 }
 
 /* The metrics of family `f`; -1: the bench.* metrics, which belong to no family. */
@@ -125,27 +103,20 @@ static void metrics_table_html(FILE *out, const struct compare *c, int f)
 
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct compare_row *r = &c->rows[i];
-		char b[64], n[64];
+		struct compare_cells t;
 
 		if (metric_family(r->name) != f)
 			continue;
 		if (!any)
 			fprintf(out, "<table><tr><th>metric</th><th>base</th><th>new</th><th>delta</th>"
-				"<th>p (%s)</th></tr>\n",
+				"<th>ratio</th><th>p (%s)</th></tr>\n",
 				c->test == STATS_MANN_WHITNEY ? "Mann-Whitney" : "Welch");
 		any = true;
-		compare_value_text(b, sizeof(b), &r->base, r->in_base);
-		compare_value_text(n, sizeof(n), &r->new, r->in_new);
+		compare_cells(r, CHARSET_UTF8, &t);
 		fputs("<tr><td>", out);
-		esc(out, r->name);
-		fputs("</td><td>", out);
-		esc(out, b);
-		fputs("</td><td>", out);
-		esc(out, n);
-		if (r->in_base && r->in_new)
-			fprintf(out, "</td><td>%s</td>", compare_num(b, sizeof(b), compare_delta(r), true));
-		else
-			fputs("</td><td>-</td>", out);
+		html_text(out, r->name, 0);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>", t.base, t.new,
+			t.delta, t.ratio);
 		if (r->tested)
 			fprintf(out, "<td>%s%.3g</td></tr>\n", compare_significant(r) ? "" : "~ ", r->p);
 		else
@@ -196,41 +167,41 @@ static void outcomes_html(FILE *out, const struct compare *c, enum family_id f)
 
 void compare_html(FILE *out, const struct compare *c)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<title>permscope compare</title>\n<style>\n"
-	      "body{font-family:sans-serif;margin:2em;max-width:70em;color:#222}\n"
-	      "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
-	      "td,th{border:1px solid #ccc;padding:0.2em 0.6em;text-align:right}\n"
-	      "td:first-child,th:first-child{text-align:left;font-family:monospace}\n"
-	      "figure{display:inline-block;margin:0 1.5em 1em 0}figcaption{font-size:0.85em}\n"
-	      ".legend span{display:inline-block;width:1em;height:1em;vertical-align:middle}\n"
-	      "</style></head><body>\n<h1>permscope compare</h1>\n<table>\n", out);
+	html_begin(out, "permscope compare");
+	fputs("<h1>permscope compare</h1>\n<table class=\"sides\">\n", out);
 	for (int s = 0; s < 2; s++) {
 		const struct profile *p = s ? c->new : c->base;
 
-		fprintf(out, "<tr><th>%s</th><td>", s ? "new" : "base");
-		esc(out, s ? c->new_name : c->base_name);
+		fprintf(out, "<tr><th>%s</th><td>", sides[s].name);
+		html_text(out, s ? c->new_name : c->base_name, 0);
 		fputs("</td><td>kernel ", out);
-		esc(out, p->kernel_release);
+		html_text(out, p->kernel_release, 0);
+		fputs("</td><td>host ", out);
+		html_text(out, p->hostname, 0);
 		fputs("</td><td>", out);
-		if (p->command)
-			for (char **a = p->command; *a; a++) {
-				esc(out, *a);
-				fputc(' ', out);
-			}
-		else
+		for (char **a = p->command; a && *a; a++) {
+			html_text(out, *a, 0);
+			fputc(' ', out);
+		}
+		if (!p->command)
 			fputs("(whole machine)", out);
-		fprintf(out, "</td><td>%zu run%s</td></tr>\n", compare_runs(p), compare_runs(p) > 1 ? "s" : "");
+		fprintf(out, "</td><td>%zu run%s</td></tr>\n", compare_runs(p),
+			compare_runs(p) > 1 ? "s" : "");
 	}
-	fprintf(out, "</table>\n<p>Where a side has several runs: mean&plusmn;sd, %s; "
-		"~ marks a difference that is not significant (p &ge; 0.05).</p>\n",
-		stats_test_titles[c->test]);
+	fprintf(out, "</table>\n<p class=\"note\">Where a side has several runs: mean&plusmn;sd "
+		"over its runs, %s; ~ marks a difference that is not significant (p &ge; 0.05). "
+		"ratio: new / base.</p>\n", stats_test_titles[c->test]);
 	lookup_svg(out, c);
 	for (int f = 0; f < FAMILY_COUNT; f++)
 		outcomes_html(out, c, f);
 	if (any_outcomes(c)) {
 		fputs("<h2>Latency histograms</h2>\n", out);
-		legend(out);
+		legend(out, c);
+		fputs("<p class=\"note\">One chart an outcome. x: latency in log2 buckets, each "
+		      "bar holding the calls from the tick on its left up to the next; y: the share "
+		      "of that side's calls in the bucket, so sides with different numbers of calls "
+		      "compare. Base is the left bar of a bucket, new the right; a dashed line marks "
+		      "each side's median (p50).</p>\n", out);
 	}
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		bool known = !c->base->fam[f].no_latency && !c->new->fam[f].no_latency;
@@ -240,13 +211,11 @@ void compare_html(FILE *out, const struct compare *c)
 				family_name(f));
 		for (int o = 0; o < schema[f].nrows && known; o++) {
 			const struct schema_row *r = &schema[f].rows[o];
-			char t[64];
 
 			if (r->kind != ROW_OUTCOME || !recorded(c, f))
 				continue;
-			snprintf(t, sizeof(t), "%s, %s", family_name(f), r->name);
-			hist_svg(out, t, schema_hist(r, profile_stats(c->base, f, 0)),
-				 schema_hist(r, profile_stats(c->new, f, 0)));
+			hist_figure(out, f, r, schema_hist(r, profile_stats(c->base, f, 0)),
+				    schema_hist(r, profile_stats(c->new, f, 0)));
 		}
 	}
 	for (int f = 0; f < FAMILY_COUNT; f++) {
@@ -263,5 +232,5 @@ void compare_html(FILE *out, const struct compare *c)
 			metrics_table_html(out, c, -1);
 			break;
 		}
-	fputs("</body></html>\n", out);
+	html_end(out);
 }

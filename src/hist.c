@@ -24,12 +24,9 @@ int hist_slot_of_lo(uint64_t lo)
 	return -1;
 }
 
-void hist_range(unsigned int slot, char *buf, size_t size)
+const char *hist_range(unsigned int slot, enum charset cs, char *buf, size_t size)
 {
-	if (hist_hi(slot) == UINT64_MAX)
-		snprintf(buf, size, "[%" PRIu64 ", inf)", hist_lo(slot));
-	else
-		snprintf(buf, size, "[%" PRIu64 ", %" PRIu64 ")", hist_lo(slot), hist_hi(slot));
+	return format_duration_range(buf, size, hist_lo(slot), hist_hi(slot), cs);
 }
 
 void hist_merge(struct hist *into, const struct hist *from)
@@ -58,9 +55,10 @@ int bar_length(uint64_t v, uint64_t max, int width)
 
 void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 {
+	const enum charset cs = text_charset();
 	int first = -1, last = -1;
 	uint64_t max = 0;
-	char range[48];
+	char range[2 * DURATION_LEN], mean[DURATION_LEN];
 
 	for (int i = 0; i < HIST_SLOTS; i++) {
 		if (!h->slots[i])
@@ -75,19 +73,19 @@ void hist_print(FILE *out, const struct hist *h, const char *indent, int width)
 		fprintf(out, "%s(no samples)\n", indent);
 		return;
 	}
-	fprintf(out, "%s%-22s %10s  distribution\n", indent, "ns [lo, hi)", "count");
+	fprintf(out, "%s%-18s %10s  distribution\n", indent, "latency", "calls");
 	for (int i = first; i <= last; i++) {
 		int bar = bar_length(h->slots[i], max, width);
 
-		hist_range(i, range, sizeof(range));
-		fprintf(out, "%s%-22s %10llu  |", indent, range,
-			(unsigned long long)h->slots[i]);
+		fputs(indent, out);
+		fput_aligned(out, hist_range(i, cs, range, sizeof(range)), -18);
+		fprintf(out, " %10llu  |", (unsigned long long)h->slots[i]);
 		for (int j = 0; j < width; j++)
 			fputc(j < bar ? '@' : ' ', out);
 		fputs("|\n", out);
 	}
-	fprintf(out, "%scount %llu, mean %.0f ns\n", indent, (unsigned long long)h->count,
-		hist_mean(h));
+	fprintf(out, "%s%llu calls, mean %s\n", indent, (unsigned long long)h->count,
+		format_duration(mean, sizeof(mean), hist_mean(h), false, cs));
 }
 
 bool hist_pair_range(const struct hist *a, const struct hist *b, int *first, int *last,

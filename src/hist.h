@@ -14,14 +14,18 @@
 #include <stdio.h>
 
 #include "permscope.h"
+#include "util.h"
 
 uint64_t hist_lo(unsigned int slot);
 uint64_t hist_hi(unsigned int slot);
 /* The slot whose [lo, hi) starts at lo, or -1 when lo is no bucket bound. */
 int hist_slot_of_lo(uint64_t lo);
 void hist_merge(struct hist *into, const struct hist *from);
-/* "[lo, hi)" of a slot, "[lo, inf)" for the open last one. */
-void hist_range(unsigned int slot, char *buf, size_t size);
+/*
+ * A slot's [lo, hi) for reading, "131.1µs–262.1µs" (format_duration_range()),
+ * "549.8s–∞" for the open last one.  Returns buf.
+ */
+const char *hist_range(unsigned int slot, enum charset cs, char *buf, size_t size);
 bool hist_empty(const struct hist *h);
 /* The mean of what it counted (its exact sum over its count), 0 when empty. */
 double hist_mean(const struct hist *h);

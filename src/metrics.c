@@ -48,6 +48,13 @@ bool metric_is_bench(const char *name)
 	return !strncmp(name, "bench.", 6);
 }
 
+bool metric_is_duration(const char *name)
+{
+	size_t len = strlen(name);
+
+	return strstr(name, ".latency.") || (len > 3 && !strcmp(name + len - 3, "_ns"));
+}
+
 /* PREFIX.latency.{mean,p50,p90,p99} in ns.  0 or -ENOMEM. */
 static int add_latency(struct metric_list *l, const char *prefix, const struct hist *h)
 {

@@ -32,6 +32,8 @@ int metric_add(struct metric_list *l, const char *name, double value);
 bool metric_is_cred_line(const char *name);
 /* Is `name` a bench.BENCHMARK.KEY metric (permscope bench; no family)? */
 bool metric_is_bench(const char *name);
+/* Is `name` a duration in ns (FAMILY[.OUTCOME].latency.*, bench's *_ns)? */
+bool metric_is_duration(const char *name);
 void metrics_free(struct metric_list *l);
 const struct metric *metrics_find(const struct metric_list *l, const char *name);
 

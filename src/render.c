@@ -23,8 +23,7 @@ static unsigned long long ull(__u64 v)
 
 static const struct family_schema *const lookup_schema = &schema[FAMILY_LOOKUP];
 
-/* The "ineligible" row most often seen, -1 when every check was eligible. */
-static int main_reason(const struct lookup_stats *s)
+int render_main_reason(const struct lookup_stats *s)
 {
 	int best = -1;
 	double most = 0;
@@ -50,8 +49,7 @@ static int fs_by_checks_desc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Filesystems ordered for reading: busiest first. */
-static const struct fs_result **fs_sorted(const struct profile *p)
+const struct fs_result **render_fs_sorted(const struct profile *p)
 {
 	const struct fs_result **v = calloc(p->nfs + 1, sizeof(*v));
 
@@ -320,7 +318,7 @@ static void lookup_text(FILE *out, const struct profile *p, enum family_id f, bo
 		lost_text(out, r);
 		return;
 	}
-	sorted = fs_sorted(p);
+	sorted = render_fs_sorted(p);
 	if (!sorted)
 		return;
 	/* The fast path can only take path-walk checks: the shares are of those. */
@@ -328,7 +326,7 @@ static void lookup_text(FILE *out, const struct profile *p, enum family_id f, bo
 		"DID SKIP", "WOULD SKIP", "OPT-IN", "MAIN INELIGIBILITY");
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct lookup_stats *s = &sorted[i]->s;
-		int why = main_reason(s);
+		int why = render_main_reason(s);
 		char reason[48] = "-";
 
 		if (why >= 0)
@@ -526,7 +524,7 @@ static json_t *fs_json(const struct profile *p, enum family_id f, size_t i)
 
 	if (f != FAMILY_LOOKUP)
 		return o;
-	why = main_reason(&p->fs[i].s);
+	why = render_main_reason(&p->fs[i].s);
 	json_object_set_new(o, "main_ineligibility",
 			    json_string(why < 0 ? "none" : lookup_schema->rows[why].name));
 	return o;

@@ -31,5 +31,13 @@ int render_json(FILE *out, const struct profile *p);
 json_t *render_observed_json(const struct family_result *r);
 /* family,subject,metric,value rows with a header line. */
 void render_csv(FILE *out, const struct profile *p);
+/* A page that stands alone: tables and inline SVG charts (src/render_html.c). */
+void render_html(FILE *out, const struct profile *p);
+
+/* Shared by the text and HTML reports. */
+/* The lookup "ineligible" row most often seen, -1 when every check was eligible. */
+int render_main_reason(const struct lookup_stats *s);
+/* The filesystems ordered for reading, busiest first (calloc'ed, NULL-ended; NULL: no memory). */
+const struct fs_result **render_fs_sorted(const struct profile *p);
 
 #endif

@@ -212,6 +212,139 @@ const char *printable(const char *src)
 	return escape_text(src, buf[next++ % 8], sizeof(buf[0]));
 }
 
+enum charset text_charset(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v)
+			return strcasestr(v, "utf-8") || strcasestr(v, "utf8") ? CHARSET_UTF8 :
+									       CHARSET_ASCII;
+	}
+	return CHARSET_ASCII;
+}
+
+static const struct {
+	double scale;
+	const char *utf8, *ascii;
+} duration_units[] = {
+	{ 1, "ns", "ns" }, { 1e3, "\u00b5s", "us" }, { 1e6, "ms", "ms" }, { 1e9, "s", "s" },
+};
+
+/*
+ * The unit of a duration of `a` >= 0 ns (an index of duration_units) and
+ * the decimals that give it four significant digits there; a value that
+ * rounds to 1000 of a unit is 1 of the next.
+ */
+static int duration_unit(double a, int *decimals)
+{
+	int u = 1;
+	double x = fmax(a / 1e3, 1); /* 999.5 ns and up: 1 µs */
+
+	*decimals = 0;
+	if (a < 999.5)
+		return 0; /* whole nanoseconds: the clock's resolution */
+	for (;;) {
+		*decimals = x >= 100 ? 1 : x >= 10 ? 2 : 3;
+		if (round(x * pow(10, *decimals)) < 1000 * pow(10, *decimals) || u == 3)
+			break;
+		x /= 1000;
+		u++;
+	}
+	if (x >= 999.95)
+		*decimals = 0; /* seconds past 1000: whole ones */
+	return u;
+}
+
+/* `x` with `decimals` decimals, its trailing zeros and point dropped. */
+static int print_trimmed(char *buf, size_t size, double x, int decimals)
+{
+	int n = snprintf(buf, size, "%.*f", decimals, x);
+
+	if (n <= 0 || (size_t)n >= size || !strchr(buf, '.'))
+		return n;
+	while (buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (buf[n - 1] == '.')
+		buf[--n] = 0;
+	return n;
+}
+
+static const char *unit_name(int u, enum charset cs)
+{
+	return cs == CHARSET_UTF8 ? duration_units[u].utf8 : duration_units[u].ascii;
+}
+
+const char *format_duration(char *buf, size_t size, double ns, bool sign, enum charset cs)
+{
+	char num[32];
+	int u, d;
+
+	if (!isfinite(ns)) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	u = duration_unit(fabs(ns), &d);
+	if (fabs(ns) >= 1e21) /* 10^12 s and more: no wall of digits */
+		snprintf(num, sizeof(num), "%.4g", fabs(ns) / 1e9);
+	else
+		print_trimmed(num, sizeof(num), fabs(ns) / duration_units[u].scale, d);
+	snprintf(buf, size, "%s%s%s", strcmp(num, "0") && ns < 0 ? "-" : sign ? "+" : "", num,
+		 unit_name(u, cs));
+	return buf;
+}
+
+const char *format_duration_pm(char *buf, size_t size, double mean, double sd, enum charset cs)
+{
+	char m[32], s[32];
+	int u, d;
+
+	if (!isfinite(mean) || !isfinite(sd) || fabs(mean) >= 1e21 || fabs(sd) >= 1e21)
+		return format_duration(buf, size, isfinite(sd) ? mean : NAN, false, cs);
+	u = duration_unit(fabs(mean) >= 0.5 ? fabs(mean) : fabs(sd), &d);
+	print_trimmed(m, sizeof(m), fabs(mean) / duration_units[u].scale, d);
+	print_trimmed(s, sizeof(s), fabs(sd) / duration_units[u].scale, d);
+	snprintf(buf, size, "%s%s%s%s%s", strcmp(m, "0") && mean < 0 ? "-" : "", m,
+		 cs == CHARSET_UTF8 ? "\u00b1" : "+-", s, unit_name(u, cs));
+	return buf;
+}
+
+const char *format_duration_range(char *buf, size_t size, uint64_t lo, uint64_t hi,
+				  enum charset cs)
+{
+	char a[DURATION_LEN], b[DURATION_LEN];
+
+	format_duration(a, sizeof(a), (double)lo, false, cs);
+	if (hi == UINT64_MAX)
+		snprintf(b, sizeof(b), "%s", cs == CHARSET_UTF8 ? "\u221e" : "inf");
+	else
+		format_duration(b, sizeof(b), (double)hi, false, cs);
+	snprintf(buf, size, "%s%s%s", a, cs == CHARSET_UTF8 ? "\u2013" : "-", b);
+	return buf;
+}
+
+int text_width(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+void fput_aligned(FILE *out, const char *s, int width)
+{
+	int pad = abs(width) - text_width(s);
+
+	if (width > 0)
+		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
+	fputs(s, out);
+	if (width < 0)
+		fprintf(out, "%*s", pad > 0 ? pad : 0, "");
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;

@@ -118,6 +118,38 @@ const char *escape_text(const char *src, char *buf, size_t size);
  */
 const char *printable(const char *src);
 
+/*
+ * How a person reads a duration: its unit ("µs") and a range's dash ("–")
+ * in UTF-8, or "us" and "-" for a terminal that is not UTF-8.  HTML is
+ * always UTF-8; text asks text_charset().
+ */
+enum charset { CHARSET_UTF8, CHARSET_ASCII };
+/* UTF-8 when the first of LC_ALL, LC_CTYPE and LANG that is set names it, else ASCII. */
+enum charset text_charset(void);
+
+#define DURATION_LEN 40 /* enough for any of the three below, with its sign */
+/*
+ * A duration of `ns` nanoseconds with its unit, ns, µs, ms or s, chosen by
+ * its size: whole nanoseconds below 1 µs, then four significant digits
+ * without trailing zeros (24459.999 is "24.46µs", 1000 "1µs", 999999
+ * "1ms"), whole seconds from 1000 s.  `sign` puts "+" before a value that
+ * is not negative ("+0ns").  NaN and infinities are "-".  Returns buf.
+ */
+const char *format_duration(char *buf, size_t size, double ns, bool sign, enum charset cs);
+/*
+ * "mean±sd" in the mean's unit, the sd to the mean's decimals: "24.38±1.44µs"
+ * ("24.38+-1.44us" in ASCII).
+ */
+const char *format_duration_pm(char *buf, size_t size, double mean, double sd,
+			       enum charset cs);
+/* The range [lo, hi) as "131.1µs–262.1µs"; hi UINT64_MAX (no bound): "549.8s–∞". */
+const char *format_duration_range(char *buf, size_t size, uint64_t lo, uint64_t hi,
+				  enum charset cs);
+/* The columns `s` takes on a terminal: its UTF-8 characters, not its bytes. */
+int text_width(const char *s);
+/* `s` in `width` columns, as printf's %*s: right-aligned, left-aligned for width < 0. */
+void fput_aligned(FILE *out, const char *s, int width);
+
 /* A malloc'ed copy of the NULL-terminated `argv`, each string too; NULL when out of memory. */
 char **argv_dup(char *const *argv);
 

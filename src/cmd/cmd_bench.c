@@ -204,10 +204,16 @@ static bool times_execs(enum bench_id id)
 static void print_run(FILE *out, const struct bench_result *res, int i, int runno)
 {
 	const struct bench_run *r = &res->runs[i];
+	const double ns[4] = { r->path_min_ns, r->path_median_ns, r->abs_min_ns, r->abs_median_ns };
+	char t[DURATION_LEN];
 
-	if (times_execs(res->id)) {
-		fprintf(out, "  %3d  %12.0f  %10.0f %10.0f  %10.0f %10.0f\n", runno, r->ops_per_s,
-			r->path_min_ns, r->path_median_ns, r->abs_min_ns, r->abs_median_ns);
+	if (times_execs(res->id)) { /* durations with their units, as report and compare have them */
+		fprintf(out, "  %3d  %12.0f", runno, r->ops_per_s);
+		for (int k = 0; k < 4; k++) {
+			fputs(k == 2 ? "  " : " ", out);
+			fput_aligned(out, format_duration(t, sizeof(t), ns[k], false, text_charset()), 10);
+		}
+		fputc('\n', out);
 		return;
 	}
 	fprintf(out, "  %3d  %-4s  %12.0f  %12.0f  %12.0f\n", runno,
@@ -215,6 +221,9 @@ static void print_run(FILE *out, const struct bench_result *res, int i, int runn
 		r->nworkers ? r->ops_per_s / r->nworkers : 0, r->cpu_ops_per_s);
 }
 
+/* A duration for the text, in a buffer that lives as long as the statement's block. */
+#define DUR(ns) \
+	format_duration((char[DURATION_LEN]){ 0 }, DURATION_LEN, (ns), false, text_charset())
 static void print_text(FILE *out, const void *results, int which, const struct bench_config *cfg)
 {
 	const struct bench_result *res = (const struct bench_result *)results + which;
@@ -236,7 +245,7 @@ static void print_text(FILE *out, const void *results, int which, const struct b
 	if (*res->slow_skipped)
 		fprintf(out, "  no slow runs: %s\n", res->slow_skipped);
 	if (times_execs(res->id)) {
-		fprintf(out, "  run   pairs/s      PATH min     median   absolute min  median (ns)\n");
+		fprintf(out, "  run   pairs/s      PATH min     median   absolute min     median\n");
 	} else {
 		fprintf(out, "  run  variant      ops/s    per worker     ops/cpu-s\n");
 	}
@@ -247,10 +256,10 @@ static void print_text(FILE *out, const void *results, int which, const struct b
 	}
 	if (times_execs(res->id)) {
 		fprintf(out, "  (a pair is one exec through PATH and one by absolute path)\n");
-		fprintf(out, "  exec through PATH: min %.0f ns, median %.0f ns; absolute: min %.0f ns, "
-			"median %.0f ns\n", s.path_min_ns, s.path_median_ns, s.abs_min_ns, s.abs_median_ns);
-		fprintf(out, "  the 6 failed lookups cost %.0f ns (median), %.1f%% of an exec through "
-			"PATH\n", s.path_median_ns - s.abs_median_ns, s.path_median_ns > 0 ?
+		fprintf(out, "  exec through PATH: min %s, median %s; absolute: min %s, median %s\n",
+			DUR(s.path_min_ns), DUR(s.path_median_ns), DUR(s.abs_min_ns), DUR(s.abs_median_ns));
+		fprintf(out, "  the 6 failed lookups cost %s (median), %.1f%% of an exec through "
+			"PATH\n", DUR(s.path_median_ns - s.abs_median_ns), s.path_median_ns > 0 ?
 			100 * (s.path_median_ns - s.abs_median_ns) / s.path_median_ns : 0);
 		return;
 	}

@@ -96,11 +96,16 @@ static const struct argp report_argp = {
 	"Sections: MAY_EXEC directory checks per filesystem (did skip: the lookup "
 	"fast path took it; would skip: the directory is eligible; the main reason "
 	"when it is not), the access and exec outcome tables and latency histograms "
-	"in log2 ns buckets [lo, hi).  A '-' is a counter the profile lacks (older than it, or recorded with --lean).\n\n"
+	"in log2 buckets, each holding the calls from its first bound up to its second, "
+	"durations in ns, us, ms or s (us as the µ sign where the locale is UTF-8).  "
+	"A '-' is a counter the profile lacks "
+	"(older than it, or recorded with --lean).  --format html gives one page that "
+	"stands alone: the tables, and the charts as inline SVG.\n\n"
 	"Examples:\n"
 	"  permscope report                         5 s of this machine\n"
 	"  permscope report -d 30 --families lookup\n"
 	"  permscope report build.json --format csv -o build.csv\n"
+	"  permscope report build.json --format html -o build.html\n"
 	"  permscope report build.json --format openmetrics --instance ci-1 -o build.om\n"
 	"  promtool tsdb create-blocks-from openmetrics build.om /var/lib/prometheus\n",
 	report_children, report_help, 0,
@@ -138,7 +143,7 @@ static int report_openmetrics(const struct report_cmd *c, struct profile *p)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_cmd c = { .out.offered = FORMAT_BIT(FORMAT_CSV) |
+	struct report_cmd c = { .out.offered = FORMAT_BIT(FORMAT_CSV) | FORMAT_BIT(FORMAT_HTML) |
 					       FORMAT_BIT(FORMAT_OPENMETRICS) };
 	struct record_opts defaults;
 	struct profile p;
@@ -193,6 +198,9 @@ int cmd_report(int argc, char **argv)
 		break;
 	case FORMAT_CSV:
 		render_csv(out, &p);
+		break;
+	case FORMAT_HTML:
+		render_html(out, &p);
 		break;
 	default:
 		render_text(out, &p, true);

@@ -327,9 +327,14 @@ static void json_and_format_follow_one_rule_in_every_command(void **state)
 	assert_contains(err_text, "-j is --format json, but --format html was given too");
 	assert_int_equal(permscope("check", "--format", "csv", NULL), 2);
 	assert_contains(err_text, "unknown format 'csv' (expected text or json)");
-	assert_int_equal(permscope("report", path, "--format", "html", NULL), 2);
-	assert_contains(err_text, "unknown format 'html' (expected text, json, csv or "
+	assert_int_equal(permscope("gate", path, path, "--format", "html", NULL), 2);
+	assert_contains(err_text, "unknown format 'html' (expected text or json)");
+	/* report offers every format there is */
+	assert_int_equal(permscope("report", path, "--format", "yaml", NULL), 2);
+	assert_contains(err_text, "unknown format 'yaml' (expected text, json, csv, html or "
 						 "openmetrics)");
+	assert_int_equal(permscope("report", path, "--format", "html", NULL), 0);
+	assert_contains(out_text, "<!DOCTYPE html>");
 }
 
 /* compare and merge refuse what gate gives no verdict on, in the same words. */

@@ -472,5 +472,6 @@ int main(void)
 		cmocka_unit_test(windowed_counts_say_what_they_watched),
 	};
 
+	setenv("LC_ALL", "C.UTF-8", 1); /* the golden text is a UTF-8 terminal's */
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
 }
