@@ -176,6 +176,9 @@ void compare_html(FILE *out, const struct compare *c)
 		html_text(out, s ? c->new_name : c->base_name, 0);
 		fputs("</td><td>kernel ", out);
 		html_text(out, p->kernel_release, 0);
+		/* the fourth fast path, a fact of each kernel */
+		fprintf(out, "<br>cred refcount line %s", p->cred_line_kept ?
+			cred_layout_answer_names[p->cred_line] : "not kept");
 		fputs("</td><td>host ", out);
 		html_text(out, p->hostname, 0);
 		fputs("</td><td>", out);

@@ -34,6 +34,9 @@ static void header_html(FILE *out, const struct profile *p)
 	html_text(out, p->machine, 0);
 	fputs(")</td></tr>\n<tr><th>kernel</th><td>", out);
 	html_text(out, p->kernel_release, 0);
+	if (p->cred_line_kept) /* the fourth fast path, a fact of that kernel */
+		fprintf(out, "</td></tr>\n<tr><th>cred refcount line</th><td>%s",
+			cred_layout_answer_names[p->cred_line]);
 	fprintf(out, "</td></tr>\n<tr><th>recorded</th><td>%s UTC for %.2f s</td></tr>\n"
 		"<tr><th>what</th><td>", when,
 		p->end_ns > p->start_ns ? (p->end_ns - p->start_ns) / 1e9 : 0);

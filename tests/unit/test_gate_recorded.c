@@ -244,6 +244,12 @@ static void the_cred_refcount_line_is_judged_against_the_base(void **state)
 	assert_int_equal(permscope("compare", "-j", tmp_path("base.json"), tmp_path("new.json"),
 				   NULL), 0);
 	assert_contains(out_text, "\"cred_refcount_line\": \"shares\"");
+	assert_int_equal(permscope("compare", "--format", "html", tmp_path("base.json"),
+				   tmp_path("new.json"), NULL), 0);
+	assert_contains(out_text, "<br>cred refcount line separated</td>");
+	assert_contains(out_text, "<br>cred refcount line shares</td>");
+	assert_int_equal(permscope("report", "--format", "html", tmp_path("new.json"), NULL), 0);
+	assert_contains(out_text, "<tr><th>cred refcount line</th><td>shares</td></tr>");
 	assert_int_equal(permscope("report", tmp_path("new.json"), NULL), 0);
 	assert_contains(out_text, "\ncred refcount line: shares (usage on the cacheline permission "
 			"checks read)\n");
