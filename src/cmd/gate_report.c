@@ -44,16 +44,29 @@ static json_t *jstr(const char *s)
 void values_text(const struct rule *r, const struct rule_result *res, bool fleet,
 			char *buf, size_t size)
 {
+	char v[3][DURATION_LEN];
 	size_t off = 0;
 
 	buf[0] = 0;
+	/* a latency with its unit, as report and compare print it; the rest as numbers */
+	if (strstr(r->metric, ".latency.")) {
+		enum charset cs = text_charset();
+
+		format_duration(v[0], sizeof(v[0]), res->new, false, cs);
+		format_duration(v[1], sizeof(v[1]), res->base, false, cs);
+		format_duration(v[2], sizeof(v[2]), res->threshold, false, cs);
+	} else {
+		snprintf(v[0], sizeof(v[0]), "%.6g", res->new);
+		snprintf(v[1], sizeof(v[1]), "%.6g", res->base);
+		snprintf(v[2], sizeof(v[2]), "%.6g", res->threshold);
+	}
 	if (res->has_values)
-		off = snprintf(buf, size, "new %.6g  base %.6g  threshold %s %.6g",
-			       res->new, res->base, rule_op_name(r->op), res->threshold);
+		off = snprintf(buf, size, "new %s  base %s  threshold %s %s", v[0], v[1],
+			       rule_op_name(r->op), v[2]);
 	else if (res->n_new)
-		off = snprintf(buf, size, "new %.6g", res->new);
+		off = snprintf(buf, size, "new %s", v[0]);
 	else if (res->n_base)
-		off = snprintf(buf, size, "base %.6g", res->base);
+		off = snprintf(buf, size, "base %s", v[1]);
 	if (res->tested && off < size)
 		off += (size_t)snprintf(buf + off, size - off, "%s%sp=%.2g", off ? "  " : "",
 					res->not_significant ? "~ " : "", res->p);

@@ -259,6 +259,24 @@ static void the_cred_refcount_line_is_judged_against_the_base(void **state)
 			"\"unknown\", found \"maybe\"");
 }
 
+/* A latency rule's values print with their unit, as report and compare print them. */
+static void latency_values_print_with_their_unit(void **state)
+{
+	const char *rules = write_tmp_file("lat.rules", "access.latency.mean <= base\n");
+
+	(void)state;
+	setenv("LC_ALL", "C.UTF-8", 1);
+	assert_int_equal(permscope("gate", "-r", rules, access_file("base"), access_file("new"),
+				   NULL), 0);
+	assert_contains(out_text, "PASS  access.latency.mean  new 3.366µs  base 24.38µs  "
+			"threshold <= 24.38µs\n");
+	setenv("LC_ALL", "C", 1);
+	assert_int_equal(permscope("gate", "-r", rules, access_file("base"), access_file("new"),
+				   NULL), 0);
+	assert_contains(out_text, "new 3.366us  base 24.38us  threshold <= 24.38us\n");
+	unsetenv("LC_ALL");
+}
+
 /* Every rule skipped: nothing judged, no verdict (3), said, never a pass. */
 static void a_gate_whose_every_rule_is_skipped_has_no_verdict(void **state)
 {
@@ -482,6 +500,7 @@ int main(void)
 		cmocka_unit_test(the_default_gate_on_access_profiles_passes_with_the_rest_skipped),
 		cmocka_unit_test(a_gate_whose_every_rule_is_skipped_has_no_verdict),
 		cmocka_unit_test(the_cred_refcount_line_is_judged_against_the_base),
+		cmocka_unit_test(latency_values_print_with_their_unit),
 		cmocka_unit_test(a_family_that_did_not_attach_is_no_verdict_and_a_junit_error),
 		cmocka_unit_test(allow_mode_mismatch_judges_across_modes_and_says_so),
 		cmocka_unit_test(the_text_fits_100_columns_with_long_reasons_wrapped),
