@@ -237,8 +237,12 @@ static void layout_text(const struct cred_layout *l)
 		       m->checked ? "yes" : "no");
 		nchecked += m->checked;
 	}
-	printf("verdict: %s (%s)\n", cred_layout_answer_names[cred_layout_answer(l)],
-	       cred_layout_verdict(l));
+	/* the word, and the sentence where it says more than the word */
+	if (strcmp(cred_layout_answer_names[cred_layout_answer(l)], cred_layout_verdict(l)))
+		printf("verdict: %s (%s)\n", cred_layout_answer_names[cred_layout_answer(l)],
+		       cred_layout_verdict(l));
+	else
+		printf("verdict: %s\n", cred_layout_verdict(l));
 	if (nchecked) {
 		char names[CRED_LINE_MEMBERS * 49] = "", *p = names;
 
