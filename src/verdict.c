@@ -12,6 +12,7 @@
 #include "verdict.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,19 @@ double rule_threshold(const struct rule *r, double base)
 		return base - r->number;
 	}
 	return base;
+}
+
+bool rule_near(const struct rule *r, const struct rule_result *res)
+{
+	double slack = fabs(r->number);
+
+	if (!res->has_values || (res->verdict != VERDICT_PASS && res->verdict != VERDICT_FAIL))
+		return false;
+	if (strstr(r->metric, ".latency"))
+		return true;
+	if (r->expr != EXPR_BASE_ADD && r->expr != EXPR_BASE_SUB)
+		return false;
+	return res->new != res->base && fabs(res->new - res->threshold) <= slack;
 }
 
 bool rule_compare(enum rule_op op, double new, double threshold)

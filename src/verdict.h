@@ -65,5 +65,15 @@ bool rule_skipped(const struct rule *r, const struct profile *base, const struct
  * nothing.
  */
 enum verdict verdicts_overall(const size_t count[VERDICTS]);
+/*
+ * Whether a judged rule's verdict is near its threshold, so that one run
+ * may not settle it (tools/permscope-bisect runs such a step again): a
+ * latency metric (a name holding ".latency") always is, timing being
+ * noisy; a rule `base + N` or `base - N` is when the new value lies within
+ * N (its slack) of the threshold, on either side, and differs from base (a
+ * value equal to base moved nothing).  Other rules (`== 0`, a NUMBER,
+ * `base`, `base * N`) never are; neither is a rule without a verdict.
+ */
+bool rule_near(const struct rule *r, const struct rule_result *res);
 
 #endif

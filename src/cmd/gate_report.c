@@ -355,7 +355,9 @@ int write_verdict_file(const char *path, const struct rule_set *rs,
 		tsv_number(f, x->has_values || x->n_base, x->base);
 		fputc('\t', f);
 		tsv_field(f, x->reason);
-		fputc('\n', f);
+		fputc('\t', f);
+		tsv_number(f, x->has_values, x->threshold);
+		fprintf(f, "\t%s\n", rule_near(&rs->r[i], x) ? "near" : "-");
 	}
 	return commit_stream(f, &buf, &len, path);
 }

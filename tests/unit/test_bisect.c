@@ -13,6 +13,7 @@
  */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 static const char *script = "tools/permscope-bisect";
@@ -21,31 +22,49 @@ static const char *script = "tools/permscope-bisect";
  * The stub A/B, with permscope-ab's exit statuses.  Its gate fails from
  * STUB_BAD patches on (exit 1), has no verdict at STUB_NOVERDICT patches
  * (3); from STUB_VERIFY_BAD patches on its gate passes but verify finds a
- * violation on the patched kernel (5); its VM fails at STUB_CRASH patches
- * (4); the stock kernel's verify says STUB_STOCK (clean by default).  Each
- * call appends its number of patches to STUB_LOG (the patched side's, base
- * patches included), and its arguments to STUB_ARGS when set.
+ * violation on the patched kernel (5); its patched kernel does not build at
+ * STUB_NOBUILD patches (4, "untestable" in outcome.tsv); its environment
+ * fails at STUB_CRASH patches (4, no cause); at STUB_FLAKY patches its
+ * gate passes and fails by turns, call after call; at STUB_NEAR patches its
+ * rule is near its threshold; the stock kernel's verify says STUB_STOCK
+ * (clean by default).  With --rules FILE and STUB_IMPROVES, the gate judges
+ * FILE's one rule, which holds from STUB_IMPROVES patches on.  With
+ * STUB_PREPARE it makes the patched side's build tree (build-kernel
+ * --prepare); with STUB_SLEEP it sleeps that long once "booted".  Each call appends its number of patches to STUB_LOG (the
+ * patched side's, base patches included), and its arguments to STUB_ARGS
+ * when set.
  */
 static const char stub[] =
 	"#!/bin/sh\n"
 	"[ -z \"$STUB_ARGS\" ] || echo \"$*\" >> \"$STUB_ARGS\"\n"
-	"out= k=0 counting=0\n"
+	"out= k=0 counting=0 rules= src= pargs=\n"
 	"while [ $# -gt 0 ]; do\n"
 	"\tcase $1 in\n"
-	"\t--patched) counting=1; shift 2; continue ;;\n"
+	"\t--patched) counting=1; src=$2; shift 2; continue ;;\n"
 	"\t--out) out=$2; shift 2; counting=0; continue ;;\n"
+	"\t--rules) rules=$2; shift 2; counting=0; continue ;;\n"
 	"\t--*) counting=0 ;;\n"
-	"\t*) [ $counting = 0 ] || k=$((k + 1)) ;;\n"
+	"\t*) [ $counting = 0 ] || { k=$((k + 1)); pargs=\"$pargs $1\"; } ;;\n"
 	"\tesac\n"
 	"\tshift\n"
 	"done\n"
 	"echo $k >> \"$STUB_LOG\"\n"
 	"echo \"Booting both kernels in QEMU (stub)\"\n"
+	"[ -z \"$STUB_SLEEP\" ] || sleep \"$STUB_SLEEP\"\n"
 	"mkdir -p \"$out/stock/results\" \"$out/patched/results\"\n"
+	"[ -z \"$STUB_PREPARE\" ] || tools/vm/build-kernel --prepare \"$src\" $pargs > /dev/null\n"
+	"if [ \"$k\" = \"${STUB_NOBUILD:-x}\" ]; then\n"
+	"\techo 'Error: permscope-ab: building the patched kernel failed'\n"
+	"\tprintf '4\\tuntestable\\n' > \"$out/outcome.tsv\"; exit 4\n"
+	"fi\n"
 	"if [ \"$k\" -ge \"${STUB_BAD:-99}\" ]; then v=fail s=1; else v=pass s=0; fi\n"
+	"if [ \"$k\" = \"${STUB_FLAKY:-x}\" ]; then\n"
+	"\techo x >> \"$STUB_LOG.flaky\"\n"
+	"\tif [ $(($(wc -l < \"$STUB_LOG.flaky\") % 2)) = 0 ]; then v=fail s=1; else v=pass s=0; fi\n"
+	"fi\n"
 	"[ \"$k\" != \"${STUB_NOVERDICT:-x}\" ] || { v=no-verdict s=3; }\n"
 	"gs=$s pv=clean; [ \"$k\" -lt \"${STUB_VERIFY_BAD:-99}\" ] || { pv=violation; [ $s != 0 ] || s=5; }\n"
-	"[ \"$k\" != \"${STUB_CRASH:-x}\" ] || { echo \"Error: permscope-ab: the patched VM failed\"; exit 4; }\n"
+	"[ \"$k\" != \"${STUB_CRASH:-x}\" ] || { echo \"Error: permscope-ab: the stock VM failed\"; exit 4; }\n"
 	"r=null; [ $v != no-verdict ] || r='\"no event on the base side\"'\n"
 	"printf '{\\n  \"format\": \"permscope-gate/2\",\\n  \"verdict\": \"%s\",\\n"
 	"  \"exit_status\": %d,\\n  \"base\": {\\n    \"build\": {\\n"
@@ -54,8 +73,14 @@ static const char stub[] =
 	"      \"new\": 200.0,\\n      \"base\": 0.0,\\n      \"verdict\": \"%s\",\\n"
 	"      \"reason\": %s\\n    }\\n  ]\\n}\\n' $v $gs $v \"$r\" > \"$out/gate.json\"\n"
 	"t=; [ $v != no-verdict ] || t='no event on the base side'\n"
-	"printf 'gate\\t%s\\t%d\\t0\\t0\\t0\\t0\\n%s\\taccess.unsafe\\taccess.unsafe == 0\\t200.0\\t"
-	"0.0\\t%s\\n' $v $gs $v \"$t\" > \"$out/gate.tsv\"\n"
+	"near=-; [ \"$k\" != \"${STUB_NEAR:-x}\" ] || near=near\n"
+	"rule='access.unsafe == 0' new=200.0 base=0.0 thr=0.0\n"
+	"if [ -n \"$rules\" ] && [ -n \"$STUB_IMPROVES\" ]; then\n"
+	"\trule=$(head -n 1 \"$rules\") new=0.5 base=0.5 thr=0.55\n"
+	"\tif [ \"$k\" -ge \"$STUB_IMPROVES\" ]; then v=pass gs=0 s=0 new=0.9; else v=fail gs=1 s=1; fi\n"
+	"fi\n"
+	"printf 'gate\\t%s\\t%d\\t0\\t0\\t0\\t0\\n%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n' $v $gs $v "
+	"\"${rule%% *}\" \"$rule\" $new $base \"$t\" $thr $near > \"$out/gate.tsv\"\n"
 	"vs=0; [ \"${STUB_STOCK:-clean}\" != violation ] || vs=1\n"
 	"echo $vs > \"$out/stock/results/verify-default-status.txt\"\n"
 	"vs=0; [ $pv != violation ] || vs=1\n"
@@ -145,9 +170,12 @@ static int setup(void **state)
 static int stub_defaults(void **state)
 {
 	static const char *const vars[] = { "STUB_BAD", "STUB_NOVERDICT", "STUB_VERIFY_BAD",
-					     "STUB_CRASH", "STUB_STOCK" };
+					     "STUB_CRASH", "STUB_STOCK", "STUB_NOBUILD", "STUB_FLAKY",
+					     "STUB_NEAR", "STUB_IMPROVES", "STUB_PREPARE",
+					     "STUB_SLEEP", "PERMSCOPE_BISECT_HEARTBEAT" };
 
 	(void)state;
+	unlink(tmp_path("stub.log.flaky"));
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		unsetenv(vars[i]);
 	return 0;
@@ -245,6 +273,7 @@ static void base_patches_are_applied_on_both_sides_of_every_step(void **state)
 	setenv("STUB_BAD", "4", 1);
 	setenv("STUB_ARGS", tmp_path("stub.args"), 1);
 	unlink(tmp_path("stub.log"));
+	remove_tree(tmp_path("out"));
 	assert_int_equal(run_capture(argv), 1);
 	assert_contains(out_text, "culprit: patch 3 of 5, 0003-fs-f3-number-the-variable.patch\n");
 	args = slurp(tmp_path("stub.args"), NULL);
@@ -312,25 +341,268 @@ static void stock_kernel_that_already_fails_verify_blames_no_patch(void **state)
 	unsetenv("STUB_BAD");
 }
 
-static void step_without_verdict_stops_the_bisection(void **state)
+/* A prefix without a verdict is skipped, as git bisect skip does; its neighbour is tried. */
+static void step_without_verdict_is_skipped_and_its_neighbour_tried(void **state)
 {
 	char *runs;
 
 	(void)state;
 	setenv("STUB_BAD", "4", 1);
 	setenv("STUB_NOVERDICT", "2", 1);
-	assert_int_equal(bisect(tmp_path("series"), NULL), 3);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 1);
 	assert_contains(out_text, "step 2/4: 2 patches");
-	assert_contains(out_text, ": NO VERDICT\n  no verdict: access.unsafe  access.unsafe == 0: "
-				  "new 200.0, base 0.0 (no event on the base side)\n");
-	assert_contains(err_text, "Error: permscope-bisect: step 2 (2 patches, ");
-	assert_contains(err_text, "the gate had no verdict");
+	assert_contains(out_text, ": SKIPPED (no verdict)\n  no verdict: access.unsafe  access.unsafe "
+				  "== 0: new 200.0, base 0.0 (no event on the base side)\n");
+	/* a skipped step adds one to the steps there may be */
+	assert_step(out_text, "step 3/5: 3 patches", "PASS");
+	assert_step(out_text, "step 4/5: 4 patches", "FAIL (access.unsafe)");
+	assert_contains(out_text, "culprit: patch 4 of 5, 0004-");
+	runs = ab_runs();
+	assert_string_equal(runs, "5\n2\n3\n4\n");
+	free(runs);
+}
+
+/*
+ * A prefix whose kernel does not build is skipped; when only skipped ones
+ * lie between the last that passes and the first that fails, the result
+ * is that range of patches, each skipped one named: exit 6, no culprit
+ * claimed.
+ */
+static void unbuildable_prefix_leaves_the_smallest_range_not_a_guess(void **state)
+{
+	char *runs, *verdict;
+
+	(void)state;
+	setenv("STUB_BAD", "4", 1);
+	setenv("STUB_NOBUILD", "3", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 6);
+	assert_contains(out_text, ": SKIPPED (building the patched kernel failed)\n");
+	assert_contains(out_text, "\nculprit: one of patches 3 to 4 of 5 (2 patches pass, 4 fail; the "
+				  "prefixes between could not be judged)\n"
+				  "  patch 3, 0003-fs-f3-number-the-variable.patch\n"
+				  "    subject: fs/f3: number the variable\n"
+				  "    skipped: with it, the kernel could not be tested (");
+	assert_contains(out_text, "  patch 4, 0004-fs-f4-number-the-variable.patch\n");
+	assert_contains(out_text, "    with it, the A/B fails (");
+	assert_not_contains(out_text, "culprit: patch");
+	runs = ab_runs();
+	assert_string_equal(runs, "5\n2\n3\n4\n");
+	free(runs);
+	/* the step's verdict, kept for a rerun */
+	verdict = slurp(tmp_path("out/step-3/verdict"), NULL);
+	assert_non_null(verdict);
+	assert_contains(verdict, "skip\tuntestable\t1\tSKIPPED (building the patched kernel failed)\n"
+			"run\t1\tskip\t");
+	free(verdict);
+	/* the full series cannot be judged: nothing to bisect on */
+	setenv("STUB_NOBUILD", "5", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 3);
+	assert_contains(err_text, "the full series cannot be judged (untestable: see ");
+}
+
+/* --repeat N: every step N times; runs that disagree are flaky, and stop it. */
+static void flaky_step_stops_the_bisection_with_its_runs(void **state)
+{
+	char *runs;
+
+	(void)state;
+	setenv("STUB_BAD", "4", 1);
+	setenv("STUB_FLAKY", "2", 1);
+	assert_int_equal(bisect(tmp_path("series"), "--repeat=2"), 2);
+	assert_contains(err_text, "--repeat=2");
+	{
+		char *argv[] = { (char *)script, "--stock", (char *)tmp_path("linux"),
+				 (char *)tmp_path("series"), "--out", (char *)tmp_path("out"),
+				 "--repeat", "2", NULL };
+
+		remove_tree(tmp_path("out"));
+		unlink(tmp_path("stub.log"));
+		assert_int_equal(run_capture(argv), 7);
+	}
+	assert_contains(out_text, "  each step run 2 times\n");
+	assert_contains(out_text, "  run 2/2: ");
+	assert_contains(out_text, "  2 runs agree: bad\n");
+	assert_contains(out_text, "FLAKY: the runs of step 2 disagree: 1 good, 1 bad\n"
+				  "  run 1: good (");
+	assert_contains(out_text, "  run 2: bad (");
+	assert_contains(out_text, "/out/step-2/run-2)\n");
+	assert_contains(err_text, "step 2 (2 patches) is flaky: its runs disagree");
 	assert_not_contains(out_text, "culprit");
 	runs = ab_runs();
-	assert_string_equal(runs, "5\n2\n");
+	assert_string_equal(runs, "5\n5\n2\n2\n");
 	free(runs);
-	unsetenv("STUB_NOVERDICT");
-	unsetenv("STUB_BAD");
+	/* a flaky step keeps no verdict: a rerun runs it again */
+	assert_int_equal(access(tmp_path("out/step-2/verdict"), F_OK), -1);
+	assert_int_equal(access(tmp_path("out/step-2/flaky.tsv"), F_OK), 0);
+}
+
+/* A step whose rule lies near its threshold (gate.tsv's NEAR) runs 3 times. */
+static void step_near_its_threshold_is_run_again(void **state)
+{
+	char *runs;
+
+	(void)state;
+	setenv("STUB_BAD", "3", 1);
+	setenv("STUB_NEAR", "2", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 1);
+	assert_contains(out_text, ": PASS\n  near its threshold: access.unsafe  access.unsafe == 0: new "
+				  "200.0, threshold 0.0 (pass)\n  so 2 more runs of this step\n"
+				  "  run 2/3: ");
+	assert_contains(out_text, "  3 runs agree: good\n");
+	assert_contains(out_text, "culprit: patch 3 of 5");
+	runs = ab_runs();
+	assert_string_equal(runs, "5\n2\n2\n2\n3\n");
+	free(runs);
+	assert_int_equal(access(tmp_path("out/step-2/run-3/gate.tsv"), F_OK), 0);
+	/* --repeat-near 1: one run is enough */
+	assert_int_equal(bisect(tmp_path("series"), "--repeat-near=1"), 2);
+}
+
+/*
+ * --find improvement RULE: the first patch with which RULE holds, the
+ * stock kernel assumed not to; the terms named as git's --term-old and
+ * --term-new.
+ */
+static void improvement_finds_the_patch_that_brought_a_fast_path(void **state)
+{
+	const char *rule = "lookup.did_skip_ratio >= base + 0.05";
+	char *argv[] = { (char *)script, "--stock", (char *)tmp_path("linux"),
+			 (char *)tmp_path("series"), "--out", (char *)tmp_path("out"), "--find",
+			 "improvement", (char *)rule, "--term-old", "slow", "--term-new", "fast", NULL };
+	char *text;
+
+	(void)state;
+	setenv("STUB_IMPROVES", "3", 1);
+	unlink(tmp_path("stub.log"));
+	remove_tree(tmp_path("out"));
+	assert_int_equal(run_capture(argv), 1);
+	assert_contains(out_text, "  the first patch with which 'lookup.did_skip_ratio >= base + "
+				  "0.05' holds (fast; slow before it)");
+	assert_step(out_text, "step 1/4: 5 patches", "FAST (it holds: new 0.9, threshold 0.55)");
+	assert_step(out_text, "step 2/4: 2 patches", "SLOW (it does not hold: new 0.5, threshold 0.55)");
+	assert_contains(out_text, "\nfirst fast: patch 3 of 5, 0003-fs-f3-number-the-variable.patch\n");
+	assert_contains(out_text, "  with 2 patches it does not hold (");
+	assert_contains(out_text, "    lookup.did_skip_ratio  lookup.did_skip_ratio >= base + 0.05: "
+				  "new 0.9, base 0.5\n");
+	/* RULE alone is the gate's rules */
+	text = slurp(tmp_path("out/find.rules"), NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "lookup.did_skip_ratio >= base + 0.05\n");
+	free(text);
+	/* a rule that never holds: nothing to find */
+	setenv("STUB_IMPROVES", "99", 1);
+	remove_tree(tmp_path("out"));
+	assert_int_equal(run_capture(argv), 0);
+	assert_contains(out_text, "does not hold with the full series: nothing to find\n");
+	/* one rule, not a rules file; two names for two terms */
+	argv[9] = "--rules";
+	argv[10] = (char *)tmp_path("series.mbox");
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "no --rules with it");
+	argv[9] = "--term-old";
+	argv[10] = "fast";
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "--term-old and --term-new are both 'fast'");
+}
+
+/*
+ * An interrupted bisection resumes from its DIR: the steps judged are read
+ * from DIR/step-K/verdict, not run again; other parameters are refused,
+ * named, unless --fresh.
+ */
+static void interrupted_bisection_resumes_with_only_the_missing_steps(void **state)
+{
+	char *argv[] = { (char *)script, "--stock", (char *)tmp_path("linux"),
+			 (char *)tmp_path("series"), "--out", (char *)tmp_path("out"), NULL, NULL,
+			 NULL };
+	char *runs;
+
+	(void)state;
+	setenv("STUB_BAD", "3", 1);
+	setenv("STUB_CRASH", "3", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 4);
+	assert_contains(err_text, "step 3 (3 patches): the A/B's environment failed");
+	unsetenv("STUB_CRASH");
+	unlink(tmp_path("stub.log"));
+	assert_int_equal(run_capture(argv), 1);
+	assert_contains(out_text, "step 1/4: 5 patches (0005-fs-f5-number-the-variable.patch: fs/f5: "
+				  "number the variable): FAIL (access.unsafe); judged before, 1 run (");
+	assert_contains(out_text, "step 2/4: 2 patches (0002-fs-f2-number-the-variable.patch: fs/f2: "
+				  "number the variable): PASS; judged before, 1 run (");
+	assert_contains(out_text, "culprit: patch 3 of 5, 0003-");
+	runs = ab_runs();
+	assert_string_equal(runs, "3\n");
+	free(runs);
+	/* other parameters: refused, each named */
+	argv[6] = "--workload";
+	argv[7] = "access";
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "holds a bisection of other parameters (workload: all, now access): "
+				  "--fresh starts it over, or --out another DIR");
+	argv[6] = "--fresh";
+	argv[7] = NULL;
+	unlink(tmp_path("stub.log"));
+	assert_int_equal(run_capture(argv), 1);
+	runs = ab_runs();
+	assert_string_equal(runs, "5\n2\n3\n");
+	free(runs);
+}
+
+/*
+ * Each prefix's build tree goes once its step is judged, when the
+ * bisection made it; a tree built before stays, and --keep-trees keeps all.
+ */
+static void prefix_trees_the_bisection_made_are_removed_once_judged(void **state)
+{
+	char *argv[] = { "tools/vm/build-kernel", "--prepare", (char *)tmp_path("linux"),
+			 (char *)tmp_path("out/series/0001-fs-f1-number-the-variable.patch"),
+			 (char *)tmp_path("out/series/0002-fs-f2-number-the-variable.patch"), NULL };
+	char before[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int trees = 0;
+
+	(void)state;
+	setenv("STUB_BAD", "3", 1);
+	setenv("STUB_PREPARE", "1", 1);
+	remove_tree(tmp_path("cache"));
+	assert_int_equal(bisect(tmp_path("series"), "--keep-trees"), 1);
+	d = opendir(tmp_path("cache/trees"));
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		trees += e->d_name[0] != '.' && !strstr(e->d_name, ".lock");
+	closedir(d);
+	assert_int_equal(trees, 3); /* 5, 2 and 3 patches */
+	assert_not_contains(out_text, "removed its build tree");
+	/* the tree of 2 patches, built before the bisection, stays */
+	remove_tree(tmp_path("cache"));
+	assert_int_equal(run_capture(argv), 0);
+	snprintf(before, sizeof(before), "%.*s", (int)strcspn(out_text, "\n"), out_text);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 1);
+	assert_contains(out_text, ": FAIL (access.unsafe)\n  removed its build tree ");
+	assert_int_equal(access(before, F_OK), 0);
+	trees = 0;
+	d = opendir(tmp_path("cache/trees"));
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		trees += e->d_name[0] != '.' && !strstr(e->d_name, ".lock");
+	closedir(d);
+	assert_int_equal(trees, 1);
+}
+
+/* A step that runs long says so every PERMSCOPE_BISECT_HEARTBEAT seconds, with its phase. */
+static void long_step_prints_its_phase_while_it_runs(void **state)
+{
+	(void)state;
+	setenv("STUB_SLEEP", "3", 1);
+	setenv("PERMSCOPE_BISECT_HEARTBEAT", "1", 1);
+	assert_int_equal(bisect(tmp_path("series"), NULL), 0);
+	assert_contains(out_text, "step 1/4: 5 patches (0005-fs-f5-number-the-variable.patch: fs/f5: "
+				  "number the variable): \n  … 0 min 0");
+	assert_contains(out_text, " s: booting both kernels\n");
+	/* the step's line again, under its beats, with its verdict */
+	assert_step(strstr(out_text, "booting both kernels\nstep 1/4") + 21, "step 1/4: 5 patches",
+		    "PASS");
 }
 
 static void failed_vm_is_not_a_verdict(void **state)
@@ -341,7 +613,7 @@ static void failed_vm_is_not_a_verdict(void **state)
 	assert_int_equal(bisect(tmp_path("series"), NULL), 4);
 	assert_contains(out_text, "step 2/4: 2 patches");
 	assert_contains(out_text, ": ERROR\n");
-	assert_contains(err_text, "Error: permscope-ab: the patched VM failed");
+	assert_contains(err_text, "Error: permscope-ab: the stock VM failed");
 	assert_contains(err_text, "step 2 (2 patches): the A/B's environment failed (exit 4: a "
 			"build, a VM or a tool), so this prefix has no verdict");
 	unsetenv("STUB_CRASH");
@@ -521,7 +793,14 @@ int main(void)
 		cmocka_unit_test_setup(base_patches_are_applied_on_both_sides_of_every_step, stub_defaults),
 		cmocka_unit_test_setup(series_that_passes_is_said_plainly_after_one_ab, stub_defaults),
 		cmocka_unit_test_setup(stock_kernel_that_already_fails_verify_blames_no_patch, stub_defaults),
-		cmocka_unit_test_setup(step_without_verdict_stops_the_bisection, stub_defaults),
+		cmocka_unit_test_setup(step_without_verdict_is_skipped_and_its_neighbour_tried, stub_defaults),
+		cmocka_unit_test_setup(unbuildable_prefix_leaves_the_smallest_range_not_a_guess, stub_defaults),
+		cmocka_unit_test_setup(flaky_step_stops_the_bisection_with_its_runs, stub_defaults),
+		cmocka_unit_test_setup(step_near_its_threshold_is_run_again, stub_defaults),
+		cmocka_unit_test_setup(improvement_finds_the_patch_that_brought_a_fast_path, stub_defaults),
+		cmocka_unit_test_setup(interrupted_bisection_resumes_with_only_the_missing_steps, stub_defaults),
+		cmocka_unit_test_setup(prefix_trees_the_bisection_made_are_removed_once_judged, stub_defaults),
+		cmocka_unit_test_setup(long_step_prints_its_phase_while_it_runs, stub_defaults),
 		cmocka_unit_test_setup(failed_vm_is_not_a_verdict, stub_defaults),
 		cmocka_unit_test_setup(mbox_is_split_into_numbered_patches, stub_defaults),
 		cmocka_unit_test_setup(permscope_ab_says_a_failed_build_is_the_environment, stub_defaults),

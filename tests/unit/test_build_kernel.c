@@ -167,7 +167,7 @@ static void key_follows_the_patches_their_order_and_the_config(void **state)
 	char *patched = key_of(tmp_path("good.patch"), NULL);
 	char *both = key_of(tmp_path("good.patch"), tmp_path("second.diff"));
 	char *swapped = key_of(tmp_path("second.diff"), tmp_path("good.patch"));
-	char *other;
+	char *other, *mine;
 
 	(void)state;
 	assert_string_equal(stock, again); /* every A/B on this source shares it */
@@ -178,7 +178,17 @@ static void key_follows_the_patches_their_order_and_the_config(void **state)
 	other = key_of(NULL, NULL);
 	setenv("BUILD_KERNEL_FRAGMENT", tmp_path("permscope.config"), 1);
 	assert_string_not_equal(stock, other);
-	free(stock), free(again), free(patched), free(both), free(swapped), free(other);
+	free(other);
+	/* a whole .config to start from (permscope-ab --config) is another kernel */
+	setenv("BUILD_KERNEL_CONFIG", write_tmp_file("my.config", "CONFIG_SMP=y\n"), 1);
+	mine = key_of(NULL, NULL);
+	assert_string_not_equal(stock, mine);
+	write_tmp_file("my.config", "CONFIG_SMP=n\n");
+	other = key_of(NULL, NULL);
+	unsetenv("BUILD_KERNEL_CONFIG");
+	assert_string_not_equal(mine, other);
+	assert_string_not_equal(stock, other);
+	free(stock), free(again), free(patched), free(both), free(swapped), free(other), free(mine);
 }
 
 /* build-kernel --key TREE (the fake tree's copy at TREE): malloc'ed. */

@@ -443,13 +443,17 @@ static void a_profile_is_read_from_standard_input(void **state)
 	assert_contains(err_text, "-: not valid JSON");
 }
 
-/* --verdict-file: the gate's line, then one a rule, tab-separated; means as the JSON has them. */
+/*
+ * --verdict-file: the gate's line, then one a rule, tab-separated; means as
+ * the JSON has them, then the threshold and whether the value is near it.
+ */
 static void verdict_file_holds_a_line_a_rule(void **state)
 {
 	const char *slow = access_file("base"), *fast = access_file("new");
 	const char *file = tmp_path("gate.tsv");
 	const char *rules = write_tmp_file("tsv.rules", "access.avoidable_per_call <= base + 0.01\n"
-				"access.unsafe == 0\nlookup.violations == 0\n");
+				"access.unsafe == 0\nlookup.violations == 0\n"
+				"access.avoidable_per_call <= base + 1.5\n");
 	char *text;
 
 	(void)state;
@@ -458,17 +462,23 @@ static void verdict_file_holds_a_line_a_rule(void **state)
 	text = slurp(file, NULL);
 	assert_non_null(text);
 	assert_string_equal(text,
-		"gate\tfail\t1\t1\t1\t0\t1\n"
-		"fail\taccess.avoidable_per_call\taccess.avoidable_per_call <= base + 0.01\t1.0\t0.0\t\n"
-		"pass\taccess.unsafe\taccess.unsafe == 0\t0.0\t0.0\t\n"
+		"gate\tfail\t1\t2\t1\t0\t1\n"
+		"fail\taccess.avoidable_per_call\taccess.avoidable_per_call <= base + 0.01\t1.0\t0.0\t"
+		"\t0.01\t-\n"
+		"pass\taccess.unsafe\taccess.unsafe == 0\t0.0\t0.0\t\t0.0\t-\n"
 		"skipped\tlookup.violations\tlookup.violations == 0\t-\t-\tneither profile was asked "
-		"to record the lookup family\n");
+		"to record the lookup family\t-\t-\n"
+		/* 1.0 lies within the rule's slack (1.5) of its threshold: near, though it passes */
+		"pass\taccess.avoidable_per_call\taccess.avoidable_per_call <= base + 1.5\t1.0\t0.0\t"
+		"\t1.5\tnear\n");
 	free(text);
 	assert_int_equal(permscope("gate", "-b", slow, "-n", fast, "-r", rules, "--verdict-file",
 				   file, NULL), 0);
 	text = slurp(file, NULL);
 	assert_non_null(text);
-	assert_contains(text, "gate\tpass\t0\t2\t0\t0\t1\n");
+	assert_contains(text, "gate\tpass\t0\t3\t0\t0\t1\n");
+	/* 0.0 against a threshold of 2.5 is far from it: not near */
+	assert_contains(text, "base + 1.5\t0.0\t1.0\t\t2.5\t-\n");
 	free(text);
 	/* a file that cannot be written is bad usage, found before judging */
 	assert_int_equal(permscope("gate", "-b", slow, "-n", fast, "--verdict-file",
