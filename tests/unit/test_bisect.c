@@ -14,6 +14,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 
 static const char *script = "tools/permscope-bisect";
@@ -293,6 +294,83 @@ static void base_patches_are_applied_on_both_sides_of_every_step(void **state)
 	assert_int_equal(run_capture(argv), 2);
 	assert_contains(err_text, "base patch ");
 	assert_contains(err_text, "no-such.patch: no such file");
+	unsetenv("STUB_BAD");
+}
+
+/* git -C DIR ARGS... with an identity, NULL-terminated; its status, its output in out_text. */
+static int git_in(const char *dir, const char *first, ...)
+{
+	char *argv[24] = { (char *)find_program("git"), "-C", (char *)dir, "-c", "user.name=t", "-c", "user.email=t@t" };
+	int n = 7;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *a = first; a && n < 23; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_capture(argv);
+}
+
+/*
+ * --tree PATH --good REV --bad REV: a git tree of the fake kernel with the
+ * five patches committed on top is bisected to the third commit, named by
+ * its hash; GOOD is checked out in DIR/good and PATH is left as it was; a
+ * range that is no range, or a tree that is none, is bad usage.
+ */
+static void a_git_tree_is_bisected_between_two_commits(void **state)
+{
+	char *cp[] = { "/bin/cp", "-a", (char *)tmp_path("linux"), (char *)tmp_path("git"), NULL };
+	char *am[] = { "/bin/sh", "-c", "cd \"$0\" && git -c user.name=t -c user.email=t@t am -q "
+		       "\"$1\"/*.patch", (char *)tmp_path("git"), (char *)tmp_path("series"), NULL };
+	char gitdir[PATH_MAX], out[PATH_MAX], third[64], want[128];
+	char *argv[] = { (char *)script, "--tree", gitdir, "--good", "HEAD~5", "--bad", "HEAD",
+			 "--out", out, NULL };
+
+	(void)state;
+	snprintf(gitdir, sizeof(gitdir), "%s", tmp_path("git"));
+	snprintf(out, sizeof(out), "%s", tmp_path("out-git"));
+	assert_int_equal(run_capture(cp), 0);
+	/* git keeps no empty directory: the fake tree's kconfig gets a file */
+	write_tmp_file("git/scripts/kconfig/Makefile", "# not kconfig\n");
+	assert_int_equal(git_in(gitdir, "init", "-q", NULL), 0);
+	assert_int_equal(git_in(gitdir, "add", "-A", NULL), 0);
+	assert_int_equal(git_in(gitdir, "commit", "-qm", "the good kernel", NULL), 0);
+	assert_int_equal(run_capture(am), 0);
+	assert_int_equal(git_in(gitdir, "rev-parse", "HEAD~2", NULL), 0);
+	snprintf(third, sizeof(third), "%.40s", out_text);
+	setenv("STUB_BAD", "3", 1);
+	unlink(tmp_path("stub.log"));
+	if (run_capture(argv) != 1)
+		fail_msg("exit not 1:\n%s%s", out_text, err_text);
+	assert_contains(out_text, "permscope-bisect: 5 commits of ");
+	assert_contains(out_text, ", HEAD~5..HEAD (each a patch on ");
+	assert_contains(out_text, "culprit: patch 3 of 5, 0003-");
+	snprintf(want, sizeof(want), "  commit: %s\n", third);
+	assert_contains(out_text, want);
+	/* GOOD checked out apart; the user's tree untouched, its HEAD where it was */
+	assert_int_equal(git_in(gitdir, "rev-parse", "HEAD~5", NULL), 0);
+	snprintf(want, sizeof(want), "%s", out_text);
+	assert_int_equal(git_in(tmp_path("out-git/good"), "rev-parse", "HEAD", NULL), 0);
+	assert_string_equal(out_text, want);
+	assert_int_equal(git_in(gitdir, "status", "--porcelain", NULL), 0);
+	assert_string_equal(out_text, "");
+	/* no range: BAD before GOOD, the same commit, a tree that is none, options mixed */
+	argv[4] = "HEAD";
+	argv[6] = "HEAD~5";
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "is not an ancestor of --bad HEAD~5");
+	argv[6] = "HEAD";
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "--good and --bad are the same commit");
+	argv[2] = (char *)tmp_path("linux");
+	argv[4] = "HEAD~5";
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "not a git tree");
+	argv[2] = gitdir;
+	argv[4] = "--stock";
+	assert_int_equal(run_capture(argv), 2);
+	assert_contains(err_text, "--good --stock: a revision, not an option");
 	unsetenv("STUB_BAD");
 }
 
@@ -791,6 +869,7 @@ int main(void)
 		cmocka_unit_test_setup(culprit_in_the_middle_is_found_in_three_ab_runs, stub_defaults),
 		cmocka_unit_test_setup(every_position_of_the_culprit_is_found, stub_defaults),
 		cmocka_unit_test_setup(base_patches_are_applied_on_both_sides_of_every_step, stub_defaults),
+		cmocka_unit_test_setup(a_git_tree_is_bisected_between_two_commits, stub_defaults),
 		cmocka_unit_test_setup(series_that_passes_is_said_plainly_after_one_ab, stub_defaults),
 		cmocka_unit_test_setup(stock_kernel_that_already_fails_verify_blames_no_patch, stub_defaults),
 		cmocka_unit_test_setup(step_without_verdict_is_skipped_and_its_neighbour_tried, stub_defaults),
