@@ -297,21 +297,6 @@ static void base_patches_are_applied_on_both_sides_of_every_step(void **state)
 	unsetenv("STUB_BAD");
 }
 
-/* git -C DIR ARGS... with an identity, NULL-terminated; its status, its output in out_text. */
-static int git_in(const char *dir, const char *first, ...)
-{
-	char *argv[24] = { (char *)find_program("git"), "-C", (char *)dir, "-c", "user.name=t", "-c", "user.email=t@t" };
-	int n = 7;
-	va_list ap;
-
-	va_start(ap, first);
-	for (const char *a = first; a && n < 23; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
-	va_end(ap);
-	argv[n] = NULL;
-	return run_capture(argv);
-}
-
 /*
  * --tree PATH --good REV --bad REV: a git tree of the fake kernel with the
  * five patches committed on top is bisected to the third commit, named by

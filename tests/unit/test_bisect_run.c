@@ -36,28 +36,6 @@ static const char stub[] =
 	"printf 'gate\\t%s\\t%d\\t0\\t0\\t0\\t0\\n%s\\taccess.unsafe\\taccess.unsafe == 0\\t0.0\\t0.0\\t%s"
 	"\\t0.0\\t-\\n' $g $s $g \"$r\" > \"$3/gate.tsv\"\n";
 
-/* git -C DIR ARGS... (NULL-terminated), its status; out_text, err_text hold its output. */
-static int git(const char *dir, const char *first, ...)
-{
-	char *argv[24];
-	va_list ap;
-	int n = 0;
-
-	argv[n++] = (char *)find_program("git");
-	argv[n++] = "-C";
-	argv[n++] = (char *)dir;
-	argv[n++] = "-c";
-	argv[n++] = "user.name=t";
-	argv[n++] = "-c";
-	argv[n++] = "user.email=t@t";
-	va_start(ap, first);
-	for (const char *a = first; a && n < 23; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
-	va_end(ap);
-	argv[n] = NULL;
-	return run_capture(argv);
-}
-
 /* A fake kernel tree at tmp/NAME whose A/B gives VERDICT. */
 static const char *fake_tree(const char *name, const char *verdict)
 {
@@ -88,7 +66,7 @@ static const char *repo(const char *name, ...)
 
 	remove_tree(tmp_path(name));
 	snprintf(dir, sizeof(dir), "%s", fake_tree(name, "pass"));
-	if (git(dir, "init", "-q", NULL))
+	if (git_in(dir, "init", "-q", NULL))
 		fail_msg("git init: %s", err_text);
 	va_start(ap, name);
 	for (const char *v = va_arg(ap, const char *); v; v = va_arg(ap, const char *)) {
@@ -97,7 +75,8 @@ static const char *repo(const char *name, ...)
 		snprintf(path, sizeof(path), "%s/VERDICT", name);
 		write_tmp_file(path, v);
 		snprintf(msg, sizeof(msg), "c%d", ++n);
-		if (git(dir, "add", "-A", NULL) || git(dir, "commit", "-q", "--allow-empty", "-m", msg, NULL))
+		if (git_in(dir, "add", "-A", NULL) ||
+		    git_in(dir, "commit", "-q", "--allow-empty", "-m", msg, NULL))
 			fail_msg("git commit %s: %s", msg, err_text);
 	}
 	va_end(ap);
@@ -112,7 +91,7 @@ static char *commit(const char *dir, const char *subject)
 	char grep[32];
 
 	snprintf(grep, sizeof(grep), "--grep=^%s$", subject);
-	assert_int_equal(git(dir, "log", "--format=%H", grep, NULL), 0);
+	assert_int_equal(git_in(dir, "log", "--format=%H", grep, NULL), 0);
 	assert_int_equal(strlen(out_text), 41);
 	return strndup(out_text, 40);
 }
@@ -123,10 +102,10 @@ static int bisect_run(const char *dir, const char *bad)
 	char *good = commit(dir, "c1"), *last = commit(dir, bad);
 	int status;
 
-	if (git(dir, "bisect", "start", last, good, NULL))
+	if (git_in(dir, "bisect", "start", last, good, NULL))
 		fail_msg("git bisect start: %s", err_text);
 	free(good), free(last);
-	status = git(dir, "bisect", "run", ab, "--bisect-run", "--stock", tmp_path("good"),
+	status = git_in(dir, "bisect", "run", ab, "--bisect-run", "--stock", tmp_path("good"),
 		     "--patched", ".", "--out", tmp_path("ab"), NULL);
 	return status;
 }
@@ -232,7 +211,7 @@ static void git_bisect_run_finds_the_first_failing_commit_past_one_that_does_not
 	assert_contains(log, "c2 pass\n");
 	assert_not_contains(log, "c7");
 	free(log), free(c3);
-	git(dir, "bisect", "reset", "-q", NULL);
+	git_in(dir, "bisect", "reset", "-q", NULL);
 }
 
 /*
@@ -256,7 +235,7 @@ static void a_commit_that_does_not_build_is_skipped_never_blamed(void **state)
 	assert_non_null(log);
 	assert_contains(log, "c3 nobuild\n");
 	free(log), free(c3), free(c4);
-	git(dir, "bisect", "reset", "-q", NULL);
+	git_in(dir, "bisect", "reset", "-q", NULL);
 }
 
 /* A broken harness stops git's bisection at once: no commit is called bad for it. */
@@ -268,7 +247,7 @@ static void a_broken_harness_aborts_git_bisect_run(void **state)
 	assert_int_not_equal(bisect_run(dir, "c5"), 0);
 	assert_contains(err_text, "exit code 128");
 	assert_not_contains(out_text, "is the first bad commit");
-	git(dir, "bisect", "reset", "-q", NULL);
+	git_in(dir, "bisect", "reset", "-q", NULL);
 }
 
 int main(void)
