@@ -24,6 +24,8 @@ COMPLETION  := $(wildcard contrib/bash-completion/permscope)
 # Docs keep the tree's layout (README.md beside docs/) so that the README's
 # links to docs/NAME.md still lead somewhere.
 DOCS        := $(wildcard docs/*.md)
+# and the screenshots the HTML pages' docs link to
+DOC_IMAGES  := $(wildcard docs/images/*.png)
 # contrib/examples/* go into examples/; contrib/prometheus/ (rules and their
 # promtool tests) and contrib/grafana/ (the dashboard) keep their names and
 # layout under it.
@@ -49,6 +51,7 @@ install: permscope
 		install -D -m 0644 contrib/permscope.default $(DESTDIR)$(SYSCONFDIR)/default/permscope; fi
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/docs $(DOCS)
+	$(if $(DOC_IMAGES),install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/docs/images $(DOC_IMAGES))
 	$(if $(EXAMPLES),install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/examples $(EXAMPLES))
 	@for f in $(EXAMPLE_TREES); do echo "install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/examples/$${f#contrib/}"; \
 		install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/examples/$${f#contrib/} || exit 1; done

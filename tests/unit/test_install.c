@@ -178,6 +178,8 @@ static char *expected_files(const char *prefix, const char *unitdir)
 	list_add(&l, "%s/share/doc/permscope/README.md 0644", prefix);
 	snprintf(p, sizeof(p), "%s/share/doc/permscope/docs", prefix);
 	expect_glob(&l, "docs/*.md", p);
+	snprintf(p, sizeof(p), "%s/share/doc/permscope/docs/images", prefix);
+	expect_glob(&l, "docs/images/*.png", p);
 	snprintf(p, sizeof(p), "%s/share/doc/permscope/examples", prefix);
 	expect_glob(&l, "contrib/examples/*", p);
 	/* contrib/prometheus/ and grafana/ keep their layout under examples/. */
