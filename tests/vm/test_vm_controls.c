@@ -303,19 +303,28 @@ static void lookup_ignore_mode_fails_lookup_violations_and_verify(void **state)
 		fail_msg("%s: no ineligible skip counted", c);
 }
 
+/*
+ * A layout control C: gate fails only METRIC (NULL: none), check --btf says
+ * STOCK and PATCHED of the two images, and verify is clean on both.
+ */
+static void layout_control(const char *c, const char *metric, const char *stock,
+			   const char *patched)
+{
+	char a[128], b[128];
+
+	need(c);
+	gate_fails_only(c, metric);
+	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)), stock);
+	assert_string_equal(layout_verdict(c, "patched", b, sizeof(b)), patched);
+	verify_finds(c, "stock", "default", 0, NULL);
+	verify_finds(c, "patched", "default", 0, NULL);
+}
+
 /* The refcount on its own line: check --btf says so; no rule moves. */
 static void cred_usage_own_cacheline_changes_only_the_layout_verdict(void **state)
 {
-	const char *c = "cred-usage-own-cacheline";
-	char a[128], b[128];
-
 	(void)state;
-	need(c);
-	gate_fails_only(c, NULL);
-	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)), "shares");
-	assert_string_equal(layout_verdict(c, "patched", b, sizeof(b)), "separated");
-	verify_finds(c, "stock", "default", 0, NULL);
-	verify_finds(c, "patched", "default", 0, NULL);
+	layout_control("cred-usage-own-cacheline", NULL, "shares", "separated");
 }
 
 /*
@@ -324,16 +333,8 @@ static void cred_usage_own_cacheline_changes_only_the_layout_verdict(void **stat
  */
 static void cred_usage_beside_uid_fails_the_cred_rule_only(void **state)
 {
-	const char *c = "cred-usage-beside-uid";
-	char a[128], b[128];
-
 	(void)state;
-	need(c);
-	gate_fails_only(c, "cred.refcount_shares_line");
-	assert_string_equal(layout_verdict(c, "stock", a, sizeof(a)), "separated");
-	assert_string_equal(layout_verdict(c, "patched", b, sizeof(b)), "shares");
-	verify_finds(c, "stock", "default", 0, NULL);
-	verify_finds(c, "patched", "default", 0, NULL);
+	layout_control("cred-usage-beside-uid", "cred.refcount_shares_line", "separated", "shares");
 }
 
 /*
