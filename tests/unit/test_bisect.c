@@ -420,6 +420,10 @@ static void step_without_verdict_is_skipped_and_its_neighbour_tried(void **state
 	assert_step(out_text, "step 3/5: 3 patches", "PASS");
 	assert_step(out_text, "step 4/5: 4 patches", "FAIL (access.unsafe)");
 	assert_contains(out_text, "culprit: patch 4 of 5, 0004-");
+	/* the step skipped on the way is named under the culprit */
+	assert_contains(out_text, "  3 patches pass (");
+	assert_contains(out_text, "  skipped on the way: with patch 2, 0002-fs-f2-number-the-variable."
+				  "patch, the gate had no verdict (");
 	runs = ab_runs();
 	assert_string_equal(runs, "5\n2\n3\n4\n");
 	free(runs);
@@ -444,7 +448,7 @@ static void unbuildable_prefix_leaves_the_smallest_range_not_a_guess(void **stat
 				  "prefixes between could not be judged)\n"
 				  "  patch 3, 0003-fs-f3-number-the-variable.patch\n"
 				  "    subject: fs/f3: number the variable\n"
-				  "    skipped: with it, the kernel could not be tested (");
+				  "    skipped: with it, the kernel could not be built or booted (");
 	assert_contains(out_text, "  patch 4, 0004-fs-f4-number-the-variable.patch\n");
 	assert_contains(out_text, "    with it, the A/B fails (");
 	assert_not_contains(out_text, "culprit: patch");

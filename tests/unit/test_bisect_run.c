@@ -250,6 +250,86 @@ static void a_broken_harness_aborts_git_bisect_run(void **state)
 	git_in(dir, "bisect", "reset", "-q", NULL);
 }
 
+/*
+ * --find improvement RULE: the reverse question, as git asks it with its
+ * own terms.  RULE is gate's only rule, verify does not judge, and git
+ * reads 0 as old (the rule does not hold) and 1 as new (it holds).
+ */
+static void find_improvement_speaks_git_bisects_old_and_new(void **state)
+{
+	static const struct {
+		const char *verdict, *outcome, *says;
+		int status;
+	} cases[] = {
+		{ "pass", "0\tholds\n", "exit 1 for git bisect run (new: the rule holds; ", 1 },
+		{ "fail", "1\tdoes-not-hold\n", "exit 0 for git bisect run (old: the rule does not "
+						 "hold; ", 0 },
+		/* the gate passes; verify's violation is not this question's */
+		{ "violation", "0\tholds\n", "exit 1 for git bisect run (new: ", 1 },
+		{ "nobuild", "4\tuntestable\n", "(skip: this commit cannot be judged; ", 125 },
+	};
+	const char *rule = "lookup.did_skip_ratio >= base + 0.05";
+	const char *dir;
+	char *text, want[64], *c3, *log;
+
+	(void)state;
+	fake_tree("good", "pass");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = { ab, "--bisect-run", "--find", "improvement", (char *)rule, "--stock",
+				 (char *)tmp_path("good"), "--patched",
+				 (char *)fake_tree("tree", cases[i].verdict), "--out",
+				 (char *)tmp_path("ab"), NULL };
+
+		assert_int_equal(run_capture(argv), cases[i].status);
+		assert_contains(err_text, cases[i].says);
+		text = slurp(tmp_path("ab/outcome.tsv"), NULL);
+		assert_non_null(text);
+		assert_string_equal(text, cases[i].outcome);
+		free(text);
+	}
+	/* RULE is the rules gate was given */
+	text = slurp(tmp_path("ab/find.rules"), NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "lookup.did_skip_ratio >= base + 0.05\n");
+	free(text);
+	/* not with --rules, and not without a RULE: bad usage, git aborts */
+	{
+		char *argv[] = { ab, "--bisect-run", "--find", "improvement", (char *)rule, "--rules",
+				 (char *)tmp_path("ab/find.rules"), "--stock", (char *)tmp_path("good"),
+				 "--patched", (char *)tmp_path("tree"), NULL };
+
+		assert_int_equal(run_capture(argv), 128);
+		assert_contains(err_text, "not with --rules");
+		argv[4] = "--stock", argv[5] = (char *)tmp_path("good"), argv[6] = NULL;
+		assert_int_equal(run_capture(argv), 128);
+		argv[0] = ab, argv[1] = "--find", argv[2] = "improvement", argv[3] = NULL;
+		assert_int_equal(run_capture(argv), 2);
+		assert_contains(err_text, "--find improvement needs a RULE");
+	}
+	/* git's own bisection with its own terms: c3 is the first where it holds */
+	dir = repo("linux", "fail", "fail", "pass", "pass", "pass", NULL);
+	c3 = commit(dir, "c3");
+	{
+		char *good = commit(dir, "c1"), *last = commit(dir, "c5");
+
+		if (git_in(dir, "bisect", "start", "--term-old=slow", "--term-new=fast", last, good,
+			   NULL))
+			fail_msg("git bisect start: %s", err_text);
+		free(good), free(last);
+	}
+	assert_int_equal(git_in(dir, "bisect", "run", ab, "--bisect-run", "--find", "improvement",
+				rule, "--stock", tmp_path("good"), "--patched", ".", "--out",
+				tmp_path("ab"), NULL),
+			 0);
+	snprintf(want, sizeof(want), "%s is the first fast commit\n", c3);
+	assert_contains(out_text, want);
+	log = slurp(tmp_path("stub.log"), NULL);
+	assert_non_null(log);
+	assert_contains(log, "c3 pass\n");
+	free(log), free(c3);
+	git_in(dir, "bisect", "reset", "-q", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +337,7 @@ int main(void)
 		cmocka_unit_test(git_bisect_run_finds_the_first_failing_commit_past_one_that_does_not_build),
 		cmocka_unit_test(a_commit_that_does_not_build_is_skipped_never_blamed),
 		cmocka_unit_test(a_broken_harness_aborts_git_bisect_run),
+		cmocka_unit_test(find_improvement_speaks_git_bisects_old_and_new),
 	};
 
 	if (!find_program("git")) {

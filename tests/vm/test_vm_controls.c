@@ -362,6 +362,147 @@ static void bisect_names_the_patch_that_takes_the_refcount_line_back(void **stat
 	free(text);
 }
 
+/* The control's FILE, whole (failing when it is missing): malloc'ed. */
+static char *control_file(const char *name, const char *file)
+{
+	char path[PATH_MAX + 128];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", controls, name, file);
+	text = slurp(path, NULL);
+	if (!text)
+		fail_msg("%s: cannot read it", path);
+	return text;
+}
+
+/* The id of the commit of commits.txt ("ID SUBJECT" lines) whose subject starts so. */
+static void commit_with_subject(const char *name, const char *subject, char *id, size_t len)
+{
+	char *text = control_file(name, "commits.txt"), *line, *save = NULL;
+
+	id[0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *sp = strchr(line, ' ');
+
+		if (sp && !strncmp(sp + 1, subject, strlen(subject)))
+			snprintf(id, len, "%.*s", (int)(sp - line), line);
+	}
+	free(text);
+	if (!id[0])
+		fail_msg("%s: no commit \"%s...\" in commits.txt", name, subject);
+}
+
+/*
+ * tests/vm/patches/series-unbuildable, bisected by tools/permscope-ab
+ * bisect: its second patch calls a helper only the third adds, so a
+ * kernel with two patches does not build.  That step is skipped, not
+ * judged; the third passes, the fourth (the unsafe control) fails and is
+ * the culprit, with the skipped patch named under it.
+ */
+static void bisect_skips_the_patch_that_does_not_build(void **state)
+{
+	const char *c = "series-unbuildable";
+	char *text, *log;
+
+	(void)state;
+	need(c);
+	assert_int_equal(ab_status(c), 1);
+	text = control_file(c, "ab.txt");
+	assert_contains(text, "step 1/4: 5 patches (0005-");
+	assert_contains(text, ": FAIL (access.unsafe)\nstep 2/4: 2 patches (0002-");
+	assert_contains(text, "no VM booted: SKIPPED (building the patched kernel failed)\n");
+	assert_contains(text, "step 3/5: 3 patches (0003-");
+	assert_contains(text, ": PASS\n");
+	assert_contains(text, "step 4/5: 4 patches (0004-");
+	assert_contains(text, "culprit: patch 4 of 5, 0004-");
+	assert_contains(text, "  subject: fs/open: faccessat never overrides creds");
+	assert_contains(text, "  3 patches pass (");
+	assert_contains(text, "  skipped on the way: with patch 2, 0002-fs-fs_pin-pin_remove-detaches"
+			      "-the-pin-through-a-help.patch, the kernel could not be built or booted (");
+	assert_contains(text, "    access.unsafe  access.unsafe == 0: new ");
+	free(text);
+	/* skipped for the compiler's reason, kept in the step's log */
+	log = control_file(c, "step-2/ab.log");
+	assert_contains(log, "error: implicit declaration of function");
+	assert_contains(log, "pin_detach_locked");
+	free(log);
+	text = control_file(c, "step-2/outcome.tsv");
+	assert_string_equal(text, "4\tuntestable\n");
+	free(text);
+}
+
+/*
+ * git bisect run tools/permscope-ab --bisect-run on a git tree of
+ * linux-source-6.12 with tests/vm/patches/series-unsafe committed on it
+ * (tests/vm/make-git-tree): git names the third commit, the unsafe
+ * control, from the A/B of each commit it checked out against the
+ * source's stock build, and every status it read was good or bad.
+ */
+static void git_bisect_run_names_the_unsafe_commit(void **state)
+{
+	const char *c = "git-bisect-run-unsafe";
+	char unsafe[64], *text;
+
+	(void)state;
+	need(c);
+	/* git bisect run's own status: 0, it found the first bad commit */
+	assert_int_equal(ab_status(c), 0);
+	commit_with_subject(c, "fs/open: faccessat never overrides creds", unsafe, sizeof(unsafe));
+	text = control_file(c, "first-bad.txt");
+	if (strncmp(text, unsafe, strlen(unsafe)) || text[strlen(unsafe)] != '\n')
+		fail_msg("%s: git named %s, not the unsafe commit %s", c, text, unsafe);
+	free(text);
+	text = control_file(c, "ab.txt");
+	assert_contains(text, " is the first bad commit");
+	assert_contains(text, unsafe);
+	free(text);
+	/* each step's status, and no commit skipped: all five build */
+	text = control_file(c, "ab.stderr");
+	assert_contains(text, "permscope-ab --bisect-run: exit 1 for git bisect run");
+	assert_contains(text, "permscope-ab --bisect-run: exit 0 for git bisect run");
+	assert_not_contains(text, "exit 125");
+	assert_not_contains(text, "exit 128");
+	free(text);
+	text = control_file(c, "bisect.log");
+	assert_not_contains(text, "git bisect skip");
+	assert_contains(text, "# first bad commit: [");
+	free(text);
+}
+
+/*
+ * tools/permscope-bisect --tree --find improvement on a git tree of
+ * linux-source-7.2 with tests/vm/patches/series-lookup-fast-path committed
+ * on it: the first commit takes the MAY_EXEC lookup shortcut out (GOOD,
+ * where lookup.did_skip_ratio >= base + 0.05 does not hold), the third
+ * brings it back.  The third is named, by patch and by commit, and with it
+ * the ratio rose from GOOD's 0.
+ */
+static void find_improvement_names_the_commit_that_brings_the_fast_path(void **state)
+{
+	const char *c = "git-find-lookup-fast-path";
+	const char *rule = "    lookup.did_skip_ratio  lookup.did_skip_ratio >= base + 0.05: new ";
+	char back[64], line[128], *text, *at;
+	double now, before;
+
+	(void)state;
+	need(c);
+	assert_int_equal(ab_status(c), 1);
+	commit_with_subject(c, "fs/namei: bring the MAY_EXEC lookup shortcut back", back, sizeof(back));
+	text = control_file(c, "ab.txt");
+	assert_contains(text, "first new: patch 2 of 3, 0002-fs-namei-bring-the-MAY_EXEC-lookup-");
+	snprintf(line, sizeof(line), "  commit: %s\n", back);
+	assert_contains(text, line);
+	/* with the first of the three (a comment) it does not hold yet */
+	assert_contains(text, "  with 1 patch it does not hold (");
+	at = strstr(text, rule);
+	if (!at || sscanf(at + strlen(rule), "%lf, base %lf", &now, &before) != 2)
+		fail_msg("%s: no value of the rule in ab.txt:\n%s", c, text);
+	if (!(before < 0.01 && now > 0.5))
+		fail_msg("%s: did_skip_ratio new %g, base %g: expected the fast path's rise from 0",
+			 c, now, before);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +515,9 @@ int main(void)
 		cmocka_unit_test(cred_usage_own_cacheline_changes_only_the_layout_verdict),
 		cmocka_unit_test(cred_usage_beside_uid_fails_the_cred_rule_only),
 		cmocka_unit_test(bisect_names_the_patch_that_takes_the_refcount_line_back),
+		cmocka_unit_test(bisect_skips_the_patch_that_does_not_build),
+		cmocka_unit_test(git_bisect_run_names_the_unsafe_commit),
+		cmocka_unit_test(find_improvement_names_the_commit_that_brings_the_fast_path),
 	};
 
 	return cmocka_run_group_tests_name("vm-controls", tests, setup, NULL);
