@@ -8,6 +8,8 @@
  */
 #include "testutil.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 static const char *script = "tools/vm/build-kernel";
@@ -273,6 +275,104 @@ static void patched_tree_starts_from_a_finished_stock_build(void **state)
 	free(stock);
 }
 
+/* A finished build's marks in the build tree printed by --prepare (OUT): its bzImage says WHAT. */
+static void fake_finished_build(const char *out, const char *what, char *tree, size_t len)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(tree, len, "%.*s", (int)strcspn(out, "\n"), out);
+	snprintf(path, sizeof(path), "%s/obj", tree);
+	for (const char *sub = "/arch\0/x86\0/boot\0"; *sub; sub += strlen(sub) + 1) {
+		mkdir(path, 0755);
+		strcat(path, sub);
+	}
+	mkdir(path, 0755);
+	strcat(path, "/bzImage");
+	write_file(path, what, strlen(what));
+	snprintf(path, sizeof(path), "%s/obj/.config-checked", tree);
+	write_file(path, "", 0);
+}
+
+/*
+ * A local tree built at another commit (git bisect run's next step): the
+ * build starts from the newest build of an earlier state of the same tree
+ * and config, so make rebuilds what changed, and its configuration is
+ * made again; another config never shares it.
+ */
+static void local_tree_starts_from_its_earlier_build(void **state)
+{
+	char tree[PATH_MAX], first[PATH_MAX], second[PATH_MAX], path[PATH_MAX + 64], *text;
+	char *cp[] = { "/bin/cp", "-a", (char *)tmp_path("linux"), tree, NULL };
+	int fd;
+
+	(void)state;
+	if (!find_program("git")) {
+		print_message("skipped: no git (Debian package git)\n");
+		skip();
+	}
+	assert_int_equal(remove_tree(tmp_path("cache/trees")), 0);
+	snprintf(tree, sizeof(tree), "%s", tmp_path("linux-inc"));
+	remove_tree(tree);
+	assert_int_equal(run_capture(cp), 0);
+	assert_int_equal(git_in(tree, "init", "-q", NULL), 0);
+	assert_int_equal(git_in(tree, "add", "-A", NULL), 0);
+	assert_int_equal(git_in(tree, "commit", "-q", "-m", "c1", NULL), 0);
+	assert_int_equal(build_kernel("--prepare", tree, NULL), 0);
+	assert_not_contains(err_text, "starting from");
+	fake_finished_build(out_text, "c1", first, sizeof(first));
+
+	write_tmp_file("linux-inc/fs/namei.c", "/* c2 */\n");
+	assert_int_equal(git_in(tree, "commit", "-q", "-a", "-m", "c2", NULL), 0);
+	assert_int_equal(build_kernel("--prepare", tree, NULL), 0);
+	assert_contains(err_text, "starting from the build ");
+	assert_contains(err_text, strrchr(first, '/') + 1);
+	snprintf(second, sizeof(second), "%.*s", (int)strcspn(out_text, "\n"), out_text);
+	assert_string_not_equal(first, second);
+	/* the objects moved here (one build a tree), the new source, the config made again */
+	snprintf(path, sizeof(path), "%s/obj/arch/x86/boot/bzImage", second);
+	text = slurp(path, NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "c1");
+	free(text);
+	assert_int_not_equal(access(first, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/obj/.config-checked", second);
+	assert_int_not_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/fs/namei.c", second);
+	text = slurp(path, NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "/* c2 */\n");
+	free(text);
+
+	/* an earlier build another run holds (its lock) is copied, not taken */
+	fake_finished_build(out_text, "c2", first, sizeof(first));
+	write_tmp_file("linux-inc/fs/namei.c", "/* c2b */\n");
+	assert_int_equal(git_in(tree, "commit", "-q", "-a", "-m", "c2b", NULL), 0);
+	snprintf(path, sizeof(path), "%s.lock", first);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	assert_int_equal(build_kernel("--prepare", tree, NULL), 0);
+	close(fd);
+	assert_contains(err_text, "starting from the build ");
+	assert_not_contains(err_text, "moved here");
+	snprintf(path, sizeof(path), "%s/obj/arch/x86/boot/bzImage", first);
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(second, sizeof(second), "%.*s/obj/arch/x86/boot/bzImage",
+		 (int)strcspn(out_text, "\n"), out_text);
+	text = slurp(second, NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "c2");
+	free(text);
+
+	/* another config: a build of its own, from nothing */
+	write_tmp_file("linux-inc/fs/namei.c", "/* c3 */\n");
+	assert_int_equal(git_in(tree, "commit", "-q", "-a", "-m", "c3", NULL), 0);
+	setenv("BUILD_KERNEL_CONFIG", tmp_path("other.config"), 1);
+	assert_int_equal(build_kernel("--prepare", tree, NULL), 0);
+	unsetenv("BUILD_KERNEL_CONFIG");
+	assert_not_contains(err_text, "starting from");
+}
+
 static void check_tries_the_series_without_making_a_tree(void **state)
 {
 	(void)state;
@@ -359,6 +459,7 @@ int main(void)
 		cmocka_unit_test(key_follows_the_patches_their_order_and_the_config),
 		cmocka_unit_test(key_follows_a_local_trees_commits_and_edits),
 		cmocka_unit_test(patched_tree_starts_from_a_finished_stock_build),
+		cmocka_unit_test(local_tree_starts_from_its_earlier_build),
 		cmocka_unit_test(check_tries_the_series_without_making_a_tree),
 		cmocka_unit_test(permscope_ab_refuses_bad_usage_and_bad_patches_before_any_build),
 	};
