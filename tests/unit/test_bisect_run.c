@@ -211,7 +211,7 @@ static void git_bisect_run_finds_the_first_failing_commit_past_one_that_does_not
 	assert_contains(log, "c2 pass\n");
 	assert_not_contains(log, "c7");
 	free(log), free(c3);
-	git_in(dir, "bisect", "reset", "-q", NULL);
+	git_in(dir, "bisect", "reset", NULL);
 }
 
 /*
@@ -235,7 +235,7 @@ static void a_commit_that_does_not_build_is_skipped_never_blamed(void **state)
 	assert_non_null(log);
 	assert_contains(log, "c3 nobuild\n");
 	free(log), free(c3), free(c4);
-	git_in(dir, "bisect", "reset", "-q", NULL);
+	git_in(dir, "bisect", "reset", NULL);
 }
 
 /* A broken harness stops git's bisection at once: no commit is called bad for it. */
@@ -247,7 +247,7 @@ static void a_broken_harness_aborts_git_bisect_run(void **state)
 	assert_int_not_equal(bisect_run(dir, "c5"), 0);
 	assert_contains(err_text, "exit code 128");
 	assert_not_contains(out_text, "is the first bad commit");
-	git_in(dir, "bisect", "reset", "-q", NULL);
+	git_in(dir, "bisect", "reset", NULL);
 }
 
 /*
@@ -327,7 +327,7 @@ static void find_improvement_speaks_git_bisects_old_and_new(void **state)
 	assert_non_null(log);
 	assert_contains(log, "c3 pass\n");
 	free(log), free(c3);
-	git_in(dir, "bisect", "reset", "-q", NULL);
+	git_in(dir, "bisect", "reset", NULL);
 }
 
 int main(void)

@@ -303,6 +303,7 @@ static void local_tree_starts_from_its_earlier_build(void **state)
 {
 	char tree[PATH_MAX], first[PATH_MAX], second[PATH_MAX], path[PATH_MAX + 64], *text;
 	char *cp[] = { "/bin/cp", "-a", (char *)tmp_path("linux"), tree, NULL };
+	struct stat in_tree, in_build;
 	int fd;
 
 	(void)state;
@@ -321,11 +322,16 @@ static void local_tree_starts_from_its_earlier_build(void **state)
 	assert_not_contains(err_text, "starting from");
 	fake_finished_build(out_text, "c1", first, sizeof(first));
 
-	write_tmp_file("linux-inc/fs/namei.c", "/* c2 */\n");
+	/* a new file in place of the old, as git checkout writes one */
+	write_tmp_file("linux-inc/fs/namei.c.new", "/* c2 */\n");
+	snprintf(path, sizeof(path), "%s/fs/namei.c", tree);
+	assert_int_equal(rename(tmp_path("linux-inc/fs/namei.c.new"), path), 0);
+	assert_int_equal(stat(path, &in_tree), 0);
 	assert_int_equal(git_in(tree, "commit", "-q", "-a", "-m", "c2", NULL), 0);
 	assert_int_equal(build_kernel("--prepare", tree, NULL), 0);
 	assert_contains(err_text, "starting from the build ");
 	assert_contains(err_text, strrchr(first, '/') + 1);
+	assert_contains(err_text, "(files that differ from it: 1)");
 	snprintf(second, sizeof(second), "%.*s", (int)strcspn(out_text, "\n"), out_text);
 	assert_string_not_equal(first, second);
 	/* the objects moved here (one build a tree), the new source, the config made again */
@@ -342,6 +348,15 @@ static void local_tree_starts_from_its_earlier_build(void **state)
 	assert_non_null(text);
 	assert_string_equal(text, "/* c2 */\n");
 	free(text);
+	/* that file a copy of its own, dated now (newer than any object), the tree's untouched */
+	assert_int_equal(stat(path, &in_build), 0);
+	assert_int_not_equal(in_build.st_ino, in_tree.st_ino);
+	assert_true(in_build.st_mtime >= in_tree.st_mtime);
+	snprintf(path, sizeof(path), "%s/Makefile", second);
+	assert_int_equal(stat(path, &in_build), 0);
+	snprintf(path, sizeof(path), "%s/Makefile", tree);
+	assert_int_equal(stat(path, &in_tree), 0);
+	assert_int_equal(in_build.st_ino, in_tree.st_ino);
 
 	/* an earlier build another run holds (its lock) is copied, not taken */
 	fake_finished_build(out_text, "c2", first, sizeof(first));
