@@ -238,7 +238,7 @@ static void culprit_in_the_middle_is_found_in_three_ab_runs(void **state)
 	assert_contains(out_text, "culprit: patch 3 of 5, 0003-fs-f3-number-the-variable.patch\n");
 	assert_contains(out_text, "  subject: fs/f3: number the variable\n");
 	assert_contains(out_text, "2 patches pass");
-	assert_contains(out_text, "access.unsafe  access.unsafe == 0: new 200.0, base 0.0\n");
+	assert_contains(out_text, "access.unsafe  access.unsafe == 0: new 200, base 0\n");
 	/* verify's samples come from the culprit's own step, not the full series */
 	assert_contains(out_text, "step-3/patched/results/verify-default.txt):\n");
 	assert_contains(out_text, "    VIOLATION  access.unsafe: 3 patches\n        42 workload\n");
@@ -415,7 +415,7 @@ static void step_without_verdict_is_skipped_and_its_neighbour_tried(void **state
 	assert_int_equal(bisect(tmp_path("series"), NULL), 1);
 	assert_contains(out_text, "step 2/4: 2 patches");
 	assert_contains(out_text, ": SKIPPED (no verdict)\n  no verdict: access.unsafe  access.unsafe "
-				  "== 0: new 200.0, base 0.0 (no event on the base side)\n");
+				  "== 0: new 200, base 0 (no event on the base side)\n");
 	/* a skipped step adds one to the steps there may be */
 	assert_step(out_text, "step 3/5: 3 patches", "PASS");
 	assert_step(out_text, "step 4/5: 4 patches", "FAIL (access.unsafe)");
@@ -513,7 +513,7 @@ static void step_near_its_threshold_is_run_again(void **state)
 	setenv("STUB_NEAR", "2", 1);
 	assert_int_equal(bisect(tmp_path("series"), NULL), 1);
 	assert_contains(out_text, ": PASS\n  near its threshold: access.unsafe  access.unsafe == 0: new "
-				  "200.0, threshold 0.0 (pass)\n  so 2 more runs of this step\n"
+				  "200, threshold 0 (pass)\n  so 2 more runs of this step\n"
 				  "  run 2/3: ");
 	assert_contains(out_text, "  3 runs agree: good\n");
 	assert_contains(out_text, "culprit: patch 3 of 5");
