@@ -1208,7 +1208,13 @@ static void systemd_hears_ready_status_watchdog_and_stopping(void **state)
 	skip_unless_live(skip_all);
 	fd = notify_listen(sock);
 	setenv("NOTIFY_SOCKET", sock, 1);
-	setenv("WATCHDOG_USEC", "400000", 1); /* WatchdogSec=0.4: a ping every 0.2 s */
+	/*
+	 * WatchdogSec=2: a ping every second.  A short one measured the
+	 * machine's load rather than the daemon: under CI's guests a wake-up
+	 * came 0.26 s late, past 0.4 s.  This one still fails a daemon that
+	 * pings at the full period (3 in 6 s) or not at all.
+	 */
+	setenv("WATCHDOG_USEC", "2000000", 1);
 	unsetenv("WATCHDOG_PID");
 	pid = spawn_to(argv, "/dev/null", tmp_path("notify.stderr"));
 	unsetenv("NOTIFY_SOCKET");
@@ -1230,8 +1236,8 @@ static void systemd_hears_ready_status_watchdog_and_stopping(void **state)
 	free(body);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((t = seconds_since(&t0)) < 3) {
-		notify_recv(fd, 1, msg, sizeof(msg), &from);
+	while ((t = seconds_since(&t0)) < 6) {
+		notify_recv(fd, 2.5, msg, sizeof(msg), &from);
 		if (!msg[0])
 			break;
 		assert_int_equal(from, pid);
@@ -1244,11 +1250,12 @@ static void systemd_hears_ready_status_watchdog_and_stopping(void **state)
 		last = t;
 		pings++;
 	}
-	print_message("  %d WATCHDOG=1 in %.2f s, longest gap %.3f s (WATCHDOG_USEC 0.4 s)\n",
+	print_message("  %d WATCHDOG=1 in %.2f s, longest gap %.3f s (WATCHDOG_USEC 2 s)\n",
 		      pings, last - first, gap);
-	/* one every 0.2 s: 15 in 3 s, give or take a loaded machine's wake-ups */
-	assert_in_range(pings, 12, 17);
-	assert_true(gap < 0.4);
+	/* one a second: 6 in 6 s, give or take a wake-up at either end */
+	assert_in_range(pings, 5, 7);
+	/* systemd's contract: never WatchdogSec without a ping */
+	assert_true(gap < 2.0);
 
 	kill(pid, SIGTERM);
 	do
